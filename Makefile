@@ -1,0 +1,26 @@
+# `make test` is the one command that runs every test on a fresh clone.
+# It first installs the pinned npm packages the tests need (TypeScript and
+# real MCP servers) from testdata/npm/package-lock.json.
+
+NPM_DIR := testdata/npm
+NPM_STAMP := $(NPM_DIR)/node_modules/.mcpcode-installed
+
+.PHONY: test npm vet bench build
+
+test: npm vet
+	go test -race -count=1 ./...
+
+vet:
+	go vet ./...
+
+npm: $(NPM_STAMP)
+
+$(NPM_STAMP): $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
+	cd $(NPM_DIR) && npm ci --no-audit --no-fund
+	touch $@
+
+build:
+	go build -o mcpcode ./cmd/mcpcode
+
+bench: npm
+	go test -run '^$$' -bench . -benchmem ./...

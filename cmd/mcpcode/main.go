@@ -1,0 +1,7 @@
+// Command mcpcode turns MCP servers into a typed TypeScript API on disk and
+// runs the programs that agents write against it.
+package main
+
+import "os"
+
+func main() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
