@@ -1,0 +1,340 @@
+// Package servers speaks MCP to the user's upstream servers: it reads the
+// workspace's mcp.json, connects over stdio, streamable HTTP or SSE, and keeps
+// a pool of sessions that performs tool calls.
+package servers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Transport names as written in mcp.json.
+const (
+	TransportStdio = "stdio"
+	TransportHTTP  = "http"
+	TransportSSE   = "sse"
+)
+
+// ConfigFileNames are the names looked for in a workspace, in order.
+var ConfigFileNames = []string{"mcp.json", ".mcp.json"}
+
+// Config is a parsed mcp.json.
+type Config struct {
+	// Path is the file the config was read from.
+	Path string
+	// Servers are the enabled servers, sorted by name.
+	Servers []ServerConfig
+	// Disabled names the servers marked "disabled": true, sorted.
+	Disabled []string
+	// Warnings are problems that did not stop loading (unknown fields).
+	Warnings []string
+}
+
+// ServerConfig is one upstream server, with every ${VAR} already expanded.
+type ServerConfig struct {
+	Name      string            `json:"name"`
+	Transport string            `json:"transport"` // TransportStdio, TransportHTTP or TransportSSE
+	Command   string            `json:"command,omitempty"`
+	Args      []string          `json:"args,omitempty"`
+	Env       map[string]string `json:"-"` // never printed: it may hold secrets
+	Cwd       string            `json:"cwd,omitempty"`
+	URL       string            `json:"url,omitempty"`
+	Headers   map[string]string `json:"-"` // never printed: it may hold secrets
+}
+
+// Server returns the enabled server of that name.
+func (c *Config) Server(name string) (ServerConfig, bool) {
+	for _, s := range c.Servers {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return ServerConfig{}, false
+}
+
+// Names returns the names of the enabled servers, sorted.
+func (c *Config) Names() []string {
+	names := make([]string, len(c.Servers))
+	for i, s := range c.Servers {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// FindConfig returns the path of the workspace config in dir: mcp.json, then
+// .mcp.json.
+func FindConfig(dir string) (string, error) {
+	for _, name := range ConfigFileNames {
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	abs, _ := filepath.Abs(dir)
+	return "", fmt.Errorf("no mcp.json or .mcp.json in %s: create one (see README: Configuration) or pass --config FILE", abs)
+}
+
+// LoadConfig reads and parses a config file. lookupEnv resolves ${VAR}
+// references (os.LookupEnv at the edge, a map in tests).
+func LoadConfig(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading config: %w", err)
+	}
+	cfg, err := ParseConfig(data, path, lookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// rawEntry is one server entry as written; every field is optional here so
+// that errors can say exactly what is missing.
+type rawEntry struct {
+	Type     string            `json:"type"`
+	Command  string            `json:"command"`
+	Args     []string          `json:"args"`
+	Env      map[string]string `json:"env"`
+	Cwd      string            `json:"cwd"`
+	URL      string            `json:"url"`
+	Headers  map[string]string `json:"headers"`
+	Disabled bool              `json:"disabled"`
+}
+
+// knownEntryFields are the entry fields mcpcode reads; others (such as
+// "autoApprove" or "timeout" from other hosts) only give a warning.
+var knownEntryFields = map[string]bool{
+	"type": true, "command": true, "args": true, "env": true, "cwd": true,
+	"url": true, "headers": true, "disabled": true,
+}
+
+// ParseConfig parses config data; name is used in messages (usually the path).
+// Relative "cwd" values are taken relative to the config file's directory.
+func ParseConfig(data []byte, name string, lookupEnv func(string) (string, bool)) (*Config, error) {
+	display := filepath.Base(name)
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, jsonError(display, data, err)
+	}
+	if top == nil {
+		return nil, fmt.Errorf(`%s: the top level must be an object with an "mcpServers" (or "servers") key`, display)
+	}
+	cfg := &Config{Path: name}
+	key, rawServers, err := serversKey(display, top)
+	if err != nil {
+		return nil, err
+	}
+	for k := range top {
+		if k != key {
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: unknown top-level field %q ignored", display, k))
+		}
+	}
+	var entries map[string]json.RawMessage
+	if err := json.Unmarshal(rawServers, &entries); err != nil || entries == nil {
+		return nil, fmt.Errorf("%s: %q must be an object mapping server names to server entries", display, key)
+	}
+	baseDir := filepath.Dir(name)
+	for _, srvName := range sortedKeys(entries) {
+		srv, disabled, warnings, err := parseEntry(display, srvName, entries[srvName], baseDir, lookupEnv)
+		cfg.Warnings = append(cfg.Warnings, warnings...)
+		if err != nil {
+			return nil, err
+		}
+		if disabled {
+			cfg.Disabled = append(cfg.Disabled, srvName)
+			continue
+		}
+		cfg.Servers = append(cfg.Servers, srv)
+	}
+	sort.Strings(cfg.Warnings)
+	return cfg, nil
+}
+
+// serversKey picks the key holding the servers: "mcpServers" (Claude
+// Desktop, Cursor, Claude Code) or "servers" (VS Code).
+func serversKey(display string, top map[string]json.RawMessage) (string, json.RawMessage, error) {
+	a, hasA := top["mcpServers"]
+	b, hasB := top["servers"]
+	switch {
+	case hasA && hasB:
+		return "", nil, fmt.Errorf(`%s: has both "mcpServers" and "servers"; keep one of them`, display)
+	case hasA:
+		return "mcpServers", a, nil
+	case hasB:
+		return "servers", b, nil
+	}
+	return "", nil, fmt.Errorf(`%s: no "mcpServers" key: write {"mcpServers": {"name": {"command": "..."}}}`, display)
+}
+
+func parseEntry(display, name string, raw json.RawMessage, baseDir string, lookupEnv func(string) (string, bool)) (ServerConfig, bool, []string, error) {
+	where := fmt.Sprintf("%s: server %q", display, name)
+	if strings.TrimSpace(name) == "" {
+		return ServerConfig{}, false, nil, fmt.Errorf("%s: a server has an empty name; give it a name", display)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return ServerConfig{}, false, nil, fmt.Errorf("%s: the entry must be an object with \"command\" or \"url\"", where)
+	}
+	var warnings []string
+	for _, f := range sortedKeys(fields) {
+		if !knownEntryFields[f] {
+			warnings = append(warnings, fmt.Sprintf("%s: unknown field %q ignored", where, f))
+		}
+	}
+	var e rawEntry
+	if err := json.Unmarshal(raw, &e); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return ServerConfig{}, false, warnings, fmt.Errorf("%s: field %q must be %s", where, te.Field, jsonTypeName(te.Type.Kind().String()))
+		}
+		return ServerConfig{}, false, warnings, fmt.Errorf("%s: %v", where, err)
+	}
+	if e.Disabled {
+		return ServerConfig{}, true, warnings, nil
+	}
+	transport, err := transportOf(where, e)
+	if err != nil {
+		return ServerConfig{}, false, warnings, err
+	}
+	x := expander{where: where, lookup: lookupEnv}
+	srv := ServerConfig{Name: name, Transport: transport}
+	switch transport {
+	case TransportStdio:
+		srv.Command = x.expand("command", e.Command)
+		for i, a := range e.Args {
+			srv.Args = append(srv.Args, x.expand(fmt.Sprintf("args[%d]", i), a))
+		}
+		srv.Env = x.expandMap("env", e.Env)
+		if e.Cwd != "" {
+			srv.Cwd = x.expand("cwd", e.Cwd)
+			if !filepath.IsAbs(srv.Cwd) {
+				srv.Cwd = filepath.Join(baseDir, srv.Cwd)
+			}
+		}
+		if e.URL != "" || len(e.Headers) > 0 {
+			warnings = append(warnings, fmt.Sprintf("%s: \"url\" and \"headers\" are ignored for a stdio server", where))
+		}
+	default:
+		srv.URL = x.expand("url", e.URL)
+		srv.Headers = x.expandMap("headers", e.Headers)
+		if e.Command != "" || len(e.Args) > 0 || len(e.Env) > 0 {
+			warnings = append(warnings, fmt.Sprintf("%s: \"command\", \"args\" and \"env\" are ignored for a %s server", where, transport))
+		}
+	}
+	if x.err != nil {
+		return ServerConfig{}, false, warnings, x.err
+	}
+	if transport == TransportStdio && strings.TrimSpace(srv.Command) == "" {
+		return ServerConfig{}, false, warnings, fmt.Errorf("%s: \"command\" is empty", where)
+	}
+	if transport != TransportStdio {
+		if err := checkURL(where, srv.URL); err != nil {
+			return ServerConfig{}, false, warnings, err
+		}
+	}
+	return srv, false, warnings, nil
+}
+
+// transportOf decides the transport: an explicit "type", else stdio when a
+// command is given, else streamable HTTP when a url is given.
+func transportOf(where string, e rawEntry) (string, error) {
+	switch strings.ToLower(e.Type) {
+	case "":
+		switch {
+		case e.Command != "":
+			return TransportStdio, nil
+		case e.URL != "":
+			return TransportHTTP, nil
+		}
+		return "", fmt.Errorf("%s: needs \"command\" (a stdio server) or \"url\" (an http or sse server)", where)
+	case "stdio":
+		if e.Command == "" {
+			return "", fmt.Errorf("%s: type \"stdio\" needs \"command\"", where)
+		}
+		return TransportStdio, nil
+	case "http", "streamable-http", "streamablehttp":
+		if e.URL == "" {
+			return "", fmt.Errorf("%s: type %q needs \"url\"", where, e.Type)
+		}
+		return TransportHTTP, nil
+	case "sse":
+		if e.URL == "" {
+			return "", fmt.Errorf("%s: type \"sse\" needs \"url\"", where)
+		}
+		return TransportSSE, nil
+	}
+	return "", fmt.Errorf("%s: unknown transport %q; use \"stdio\", \"http\" (streamable HTTP) or \"sse\"", where, e.Type)
+}
+
+func checkURL(where, u string) error {
+	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		return fmt.Errorf("%s: url %q must start with http:// or https://", where, u)
+	}
+	return nil
+}
+
+// jsonError turns a decoding error into "file:line:col: message".
+func jsonError(display string, data []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		offset := se.Offset
+		if strings.HasPrefix(se.Error(), "unexpected end") {
+			offset = int64(len(data)) + 1 // the end of the input itself is the problem
+		}
+		line, col := position(data, offset)
+		return fmt.Errorf("%s:%d:%d: invalid JSON: %v", display, line, col, se)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		line, col := position(data, te.Offset)
+		return fmt.Errorf("%s:%d:%d: the top level must be an object, not %s", display, line, col, te.Value)
+	}
+	return fmt.Errorf("%s: invalid JSON: %v", display, err)
+}
+
+// position converts the decoder's offset (the number of bytes read when the
+// error was found, so the offending byte is the one before it) into a 1-based
+// line and column; the column counts characters, as editors do.
+func position(data []byte, offset int64) (line, col int) {
+	at := offset - 1
+	if at > int64(len(data)) {
+		at = int64(len(data))
+	}
+	if at < 0 {
+		at = 0
+	}
+	before := data[:at]
+	line = bytes.Count(before, []byte("\n")) + 1
+	lineStart := bytes.LastIndexByte(before, '\n') + 1
+	col = len([]rune(string(before[lineStart:]))) + 1
+	return line, col
+}
+
+func jsonTypeName(kind string) string {
+	switch kind {
+	case "slice":
+		return "an array of strings"
+	case "map":
+		return "an object of strings"
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	}
+	return kind
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

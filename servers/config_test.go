@@ -1,0 +1,139 @@
+package servers
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func envOf(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := m[k]
+		return v, ok
+	}
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	env := envOf(map[string]string{"EMPTY": ""})
+	tests := []struct {
+		name, json, want string
+	}{
+		{"malformed JSON: missing value", "{\n  \"mcpServers\": {\n    \"a\": { \"command\": }\n  }\n}", `mcp.json:3:23: invalid JSON: invalid character '}' looking for beginning of value`},
+		{"malformed JSON: trailing comma", "{\"mcpServers\": {\"a\": {\"command\": \"x\"},}}", `mcp.json:1:39: invalid JSON: invalid character '}' looking for beginning of object key string`},
+		{"malformed JSON: truncated", "{\"mcpServers\": {", `mcp.json:1:17: invalid JSON: unexpected end of JSON input`},
+		{"malformed JSON: unicode column", "{\"mcpServers\": {\"é\": x}}", `mcp.json:1:22: invalid JSON: invalid character 'x' looking for beginning of value`},
+		{"malformed JSON: last character", "{\"mcpServers\": x", `mcp.json:1:16: invalid JSON: invalid character 'x' looking for beginning of value`},
+		{"top level not an object", `[1]`, `mcp.json:1:1: the top level must be an object, not array`},
+		{"no servers key", `{"other": {}}`, `mcp.json: no "mcpServers" key: write {"mcpServers": {"name": {"command": "..."}}}`},
+		{"both keys", `{"mcpServers": {}, "servers": {}}`, `mcp.json: has both "mcpServers" and "servers"; keep one of them`},
+		{"servers not an object", `{"mcpServers": []}`, `mcp.json: "mcpServers" must be an object mapping server names to server entries`},
+		{"unset variable", `{"mcpServers": {"crm": {"type": "http", "url": "https://x.test/mcp", "headers": {"Authorization": "Bearer ${CRM_TOKEN}"}}}}`,
+			`mcp.json: server "crm": environment variable CRM_TOKEN is not set (used in headers.Authorization); set it, or write ${CRM_TOKEN:-default}`},
+		{"unset variable in args", `{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "${PKG}"]}}}`,
+			`mcp.json: server "fs": environment variable PKG is not set (used in args[1]); set it, or write ${PKG:-default}`},
+		{"unclosed reference", `{"mcpServers": {"fs": {"command": "run-${X"}}}`, `mcp.json: server "fs": command has an unclosed "${"; write ${NAME}`},
+		{"invalid reference", `{"mcpServers": {"fs": {"command": "${1X}"}}}`, `mcp.json: server "fs": command has an invalid variable reference "${1X}"; write ${NAME} or ${NAME:-default}`},
+		{"unknown transport", `{"mcpServers": {"ws": {"type": "websocket", "url": "ws://x"}}}`, `mcp.json: server "ws": unknown transport "websocket"; use "stdio", "http" (streamable HTTP) or "sse"`},
+		{"neither command nor url", `{"mcpServers": {"x": {"args": ["a"]}}}`, `mcp.json: server "x": needs "command" (a stdio server) or "url" (an http or sse server)`},
+		{"sse without url", `{"mcpServers": {"x": {"type": "sse"}}}`, `mcp.json: server "x": type "sse" needs "url"`},
+		{"bad url scheme", `{"mcpServers": {"x": {"url": "ftp://x"}}}`, `mcp.json: server "x": url "ftp://x" must start with http:// or https://`},
+		{"args not strings", `{"mcpServers": {"x": {"command": "a", "args": "b"}}}`, `mcp.json: server "x": field "args" must be an array of strings`},
+		{"entry not an object", `{"mcpServers": {"x": "npx"}}`, `mcp.json: server "x": the entry must be an object with "command" or "url"`},
+		{"empty name", `{"mcpServers": {"": {"command": "a"}}}`, `mcp.json: a server has an empty name; give it a name`},
+		{"empty command after expansion", `{"mcpServers": {"x": {"command": "${EMPTY}"}}}`, `mcp.json: server "x": "command" is empty`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseConfig([]byte(tt.json), "/ws/mcp.json", env)
+			if err == nil {
+				t.Fatalf("no error; want %q", tt.want)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("error:\n got %s\nwant %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseConfig(t *testing.T) {
+	env := envOf(map[string]string{"TOKEN": "s3cret", "HOST": "example.test", "EMPTY": ""})
+	data := `{
+  "mcpServers": {
+    "google-drive": {"command": "npx", "args": ["-y", "gdrive", "--host=${HOST}"], "env": {"TOKEN": "${TOKEN}", "MODE": "${MODE:-fast}", "E": "${EMPTY:-dflt}"}, "cwd": "sub"},
+    "crm": {"type": "http", "url": "https://${HOST}/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}, "autoApprove": []},
+    "legacy": {"type": "sse", "url": "http://127.0.0.1:9000/sse"},
+    "plain-url": {"url": "http://127.0.0.1:9/mcp"},
+    "off": {"command": "nope", "disabled": true},
+    "price$": {"command": "a$b"}
+  },
+  "inputs": []
+}`
+	cfg, err := ParseConfig([]byte(data), "/ws/mcp.json", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cfg.Names(), []string{"crm", "google-drive", "legacy", "plain-url", "price$"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("names %v, want %v", got, want)
+	}
+	if !reflect.DeepEqual(cfg.Disabled, []string{"off"}) {
+		t.Errorf("disabled %v", cfg.Disabled)
+	}
+	gd, _ := cfg.Server("google-drive")
+	wantGD := ServerConfig{Name: "google-drive", Transport: TransportStdio, Command: "npx",
+		Args: []string{"-y", "gdrive", "--host=example.test"},
+		Env:  map[string]string{"TOKEN": "s3cret", "MODE": "fast", "E": "dflt"}, Cwd: filepath.Join("/ws", "sub")}
+	if !reflect.DeepEqual(gd, wantGD) {
+		t.Errorf("google-drive:\n got %+v\nwant %+v", gd, wantGD)
+	}
+	crm, _ := cfg.Server("crm")
+	if crm.Transport != TransportHTTP || crm.URL != "https://example.test/mcp" || crm.Headers["Authorization"] != "Bearer s3cret" {
+		t.Errorf("crm: %+v", crm)
+	}
+	if l, _ := cfg.Server("legacy"); l.Transport != TransportSSE {
+		t.Errorf("legacy transport %q", l.Transport)
+	}
+	if p, _ := cfg.Server("plain-url"); p.Transport != TransportHTTP {
+		t.Errorf("a url without type should be streamable http, got %q", p.Transport)
+	}
+	if p, _ := cfg.Server("price$"); p.Command != "a$b" {
+		t.Errorf("a lone $ must stay literal, got %q", p.Command)
+	}
+	wantWarnings := []string{
+		`mcp.json: server "crm": unknown field "autoApprove" ignored`,
+		`mcp.json: unknown top-level field "inputs" ignored`,
+	}
+	if !reflect.DeepEqual(cfg.Warnings, wantWarnings) {
+		t.Errorf("warnings:\n got %q\nwant %q", cfg.Warnings, wantWarnings)
+	}
+}
+
+func TestParseConfigVSCodeKey(t *testing.T) {
+	cfg, err := ParseConfig([]byte(`{"servers": {"a": {"type": "stdio", "command": "x"}}}`), "settings.json", envOf(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Names(); !reflect.DeepEqual(got, []string{"a"}) {
+		t.Errorf("names %v", got)
+	}
+}
+
+func TestFindConfig(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := FindConfig(dir); err == nil || !strings.Contains(err.Error(), "no mcp.json or .mcp.json in") {
+		t.Errorf("empty dir: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(`{}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := FindConfig(dir); err != nil || filepath.Base(p) != ".mcp.json" {
+		t.Errorf("got %q, %v; want .mcp.json", p, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mcp.json"), []byte(`{}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := FindConfig(dir); err != nil || filepath.Base(p) != "mcp.json" {
+		t.Errorf("got %q, %v; want mcp.json first", p, err)
+	}
+}

@@ -1,0 +1,575 @@
+package servers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultConnectTimeout bounds connecting to and listing one server.
+const DefaultConnectTimeout = 30 * time.Second
+
+// protocolVersion is offered in initialize. go-sdk's newest version first
+// sends server/discover, which some stdio servers never answer; this version
+// skips that step and is understood by every current server.
+const protocolVersion = "2025-11-25"
+
+// PoolOptions configure a Pool.
+type PoolOptions struct {
+	// ConnectTimeout bounds connecting to and listing one server (default 30s).
+	ConnectTimeout time.Duration
+	// LogDir receives the stderr of stdio servers as <server>.log; "" keeps
+	// only the last lines in memory.
+	LogDir string
+	// BaseEnv is the environment ("KEY=value") every stdio server starts
+	// with, before its own "env". The host environment is never inherited.
+	BaseEnv []string
+	// ClientName and ClientVersion identify mcpcode to servers.
+	ClientName, ClientVersion string
+	// OnToolsChanged is called, on its own goroutine, when a connected server
+	// announces that its tool list changed.
+	OnToolsChanged func(server string)
+	// Dial, when set, replaces the real transports (used by tests to connect
+	// in-process servers).
+	Dial func(ctx context.Context, s ServerConfig) (mcp.Transport, error)
+}
+
+// Pool holds one session per upstream server, shared by concurrent calls.
+// Servers are connected on first use. A Pool is safe for concurrent use.
+type Pool struct {
+	cfg  *Config
+	opts PoolOptions
+
+	mu     sync.Mutex
+	ups    map[string]*upstream
+	closed bool
+}
+
+// NewPool returns a pool for the enabled servers of cfg. It connects nothing.
+func NewPool(cfg *Config, opts PoolOptions) *Pool {
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = DefaultConnectTimeout
+	}
+	if opts.ClientName == "" {
+		opts.ClientName = "mcpcode"
+	}
+	return &Pool{cfg: cfg, opts: opts, ups: map[string]*upstream{}}
+}
+
+// Config returns the configuration the pool serves.
+func (p *Pool) Config() *Config { return p.cfg }
+
+// Listing is what a connected server offers.
+type Listing struct {
+	Server          string        `json:"server"`
+	Transport       string        `json:"transport"`
+	ServerName      string        `json:"serverName"`
+	ServerTitle     string        `json:"serverTitle,omitempty"`
+	ServerVersion   string        `json:"serverVersion"`
+	Instructions    string        `json:"instructions,omitempty"`
+	ProtocolVersion string        `json:"protocolVersion"`
+	Tools           []Tool        `json:"tools"`
+	ConnectTime     time.Duration `json:"-"`
+	// Warnings name tool definitions that could not be read.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Tool returns the tool of that name.
+func (l *Listing) Tool(name string) (Tool, bool) {
+	for _, t := range l.Tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
+
+// RawTools returns the raw definitions, in the server's order.
+func (l *Listing) RawTools() []json.RawMessage {
+	out := make([]json.RawMessage, len(l.Tools))
+	for i, t := range l.Tools {
+		out[i] = t.Raw
+	}
+	return out
+}
+
+// Status is the outcome of connecting to one server.
+type Status struct {
+	Name      string
+	Transport string
+	Listing   *Listing // nil when Err is set
+	Err       error
+}
+
+// ServerError is a failure of one server, with what its stderr said.
+type ServerError struct {
+	Server  string
+	Err     error
+	Stderr  []string // last lines of a stdio server's stderr
+	LogPath string   // full stderr log, when kept
+}
+
+func (e *ServerError) Error() string { return fmt.Sprintf("server %q: %v", e.Server, e.Err) }
+func (e *ServerError) Unwrap() error { return e.Err }
+
+// Detail returns the error followed by the server's last stderr lines.
+func (e *ServerError) Detail() string {
+	var b strings.Builder
+	b.WriteString(e.Error())
+	if len(e.Stderr) > 0 {
+		where := ""
+		if e.LogPath != "" {
+			where = " (full log: " + e.LogPath + ")"
+		}
+		fmt.Fprintf(&b, "\nlast lines of its stderr%s:", where)
+		for _, l := range e.Stderr {
+			b.WriteString("\n  ")
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+// ErrUnknownServer is returned for a server name the config does not have.
+var ErrUnknownServer = errors.New("unknown server")
+
+func (p *Pool) upstream(name string) (*upstream, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, errors.New("the connection pool is closed")
+	}
+	if u, ok := p.ups[name]; ok {
+		return u, nil
+	}
+	cfg, ok := p.cfg.Server(name)
+	if !ok {
+		names := p.cfg.Names()
+		if len(names) == 0 {
+			return nil, fmt.Errorf("%w %q: %s configures no servers", ErrUnknownServer, name, filepath.Base(p.cfg.Path))
+		}
+		return nil, fmt.Errorf("%w %q: %s configures %s", ErrUnknownServer, name, filepath.Base(p.cfg.Path), strings.Join(names, ", "))
+	}
+	u := &upstream{pool: p, cfg: cfg, capture: newToolsCapture(), tail: newTailBuffer(20)}
+	if cfg.Transport == TransportStdio && p.opts.Dial == nil {
+		u.stdio = &stdioTransport{cfg: cfg, env: mergeEnv(p.opts.BaseEnv, cfg.Env), tail: u.tail}
+		if dir := p.opts.LogDir; dir != "" {
+			u.stdio.logPath = filepath.Join(dir, logFileName(cfg.Name))
+		}
+	}
+	p.ups[name] = u
+	return u, nil
+}
+
+// Connect connects to a server (once) and returns its listing.
+func (p *Pool) Connect(ctx context.Context, name string) (*Listing, error) {
+	u, err := p.upstream(name)
+	if err != nil {
+		return nil, err
+	}
+	_, l, err := u.session(ctx)
+	return l, err
+}
+
+// ConnectAll connects to the named servers (all enabled ones when names is
+// empty) concurrently. done, if set, is called as each one finishes; the
+// result is in the order of names.
+func (p *Pool) ConnectAll(ctx context.Context, names []string, done func(Status)) []Status {
+	if len(names) == 0 {
+		names = p.cfg.Names()
+	}
+	out := make([]Status, len(names))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st := Status{Name: name}
+			if cfg, ok := p.cfg.Server(name); ok {
+				st.Transport = cfg.Transport
+			}
+			st.Listing, st.Err = p.Connect(ctx, name)
+			out[i] = st
+			if done != nil {
+				mu.Lock()
+				done(st)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// Relist lists a connected server's tools again (after it announced a change).
+func (p *Pool) Relist(ctx context.Context, name string) (*Listing, error) {
+	u, err := p.upstream(name)
+	if err != nil {
+		return nil, err
+	}
+	return u.relist(ctx)
+}
+
+// CallTool calls a tool, connecting first if needed. A tool that fails
+// returns a result with IsError set, not an error; errors are transport
+// failures. A call whose connection is lost is retried once on a new
+// connection when the tool is read-only or idempotent.
+func (p *Pool) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	u, err := p.upstream(server)
+	if err != nil {
+		return nil, err
+	}
+	sess, l, err := u.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage(`{}`)
+	}
+	params := &mcp.CallToolParams{Name: tool, Arguments: args}
+	res, err := sess.CallTool(ctx, params)
+	if err == nil || ctx.Err() != nil || !connectionLost(err) {
+		if err != nil {
+			return nil, u.fail(fmt.Errorf("calling %s: %w", tool, err))
+		}
+		return res, nil
+	}
+	u.drop(sess)
+	if t, ok := l.Tool(tool); !ok || !t.Hints.SafeToRetry() {
+		return nil, u.fail(fmt.Errorf("connection lost while calling %s; not retried because the tool is not declared read-only or idempotent (the next call reconnects): %w", tool, err))
+	}
+	sess, _, err = u.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err = sess.CallTool(ctx, params)
+	if err != nil {
+		return nil, u.fail(fmt.Errorf("calling %s after reconnecting: %w", tool, err))
+	}
+	return res, nil
+}
+
+// Close closes every session and stops every stdio server.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	ups := make([]*upstream, 0, len(p.ups))
+	for _, u := range p.ups {
+		ups = append(ups, u)
+	}
+	p.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, u := range ups {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			u.close()
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+func connectionLost(err error) bool {
+	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// upstream is one server's connection state.
+type upstream struct {
+	pool    *Pool
+	cfg     ServerConfig
+	capture *toolsCapture
+	tail    *tailBuffer     // last stderr lines of a stdio server, across restarts
+	stdio   *stdioTransport // starts a new process on each connect; nil unless stdio
+
+	mu      sync.Mutex // serializes connecting and listing
+	sess    *mcp.ClientSession
+	listing *Listing
+}
+
+// session returns a live session and its listing, connecting if there is none.
+func (u *upstream) session(ctx context.Context) (*mcp.ClientSession, *Listing, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.sess != nil {
+		return u.sess, u.listing, nil
+	}
+	if err := u.connectLocked(ctx); err != nil {
+		return nil, nil, err
+	}
+	return u.sess, u.listing, nil
+}
+
+func (u *upstream) connectLocked(ctx context.Context) error {
+	start := time.Now()
+	timeout := u.pool.opts.ConnectTimeout
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	t, err := u.transport(cctx)
+	if err != nil {
+		return u.fail(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: u.pool.opts.ClientName, Version: u.pool.opts.ClientVersion}, &mcp.ClientOptions{
+		Capabilities:           &mcp.ClientCapabilities{},
+		ToolListChangedHandler: u.toolsChanged,
+	})
+	sess, err := client.Connect(cctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	if err != nil {
+		return u.fail(u.explainConnect(cctx, ctx, err, timeout))
+	}
+	l, err := u.list(cctx, sess)
+	if err != nil {
+		_ = sess.Close()
+		if cctx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("listing tools took longer than %s (--connect-timeout)", timeout)
+		}
+		return u.fail(err)
+	}
+	l.ConnectTime = time.Since(start)
+	u.sess, u.listing = sess, l
+	go func() {
+		_ = sess.Wait()
+		u.drop(sess)
+	}()
+	return nil
+}
+
+// explainConnect turns a failed initialize into a message a user can act on.
+func (u *upstream) explainConnect(cctx, ctx context.Context, err error, timeout time.Duration) error {
+	var se *startError
+	if errors.As(err, &se) {
+		return se
+	}
+	if u.stdio != nil {
+		if p := u.stdio.running(); p != nil {
+			// Let the exit status arrive if the process is going away.
+			select {
+			case <-p.exited:
+			case <-time.After(200 * time.Millisecond):
+			}
+			if st := p.exitStatus(); st != "" && cctx.Err() == nil {
+				return fmt.Errorf("the server %s before answering initialize", st)
+			}
+		}
+	}
+	if cctx.Err() != nil && ctx.Err() == nil {
+		return fmt.Errorf("no answer to initialize within %s (--connect-timeout); the server was stopped", timeout)
+	}
+	return fmt.Errorf("connecting: %w", err)
+}
+
+// list reads every tool, keeping the raw definitions.
+func (u *upstream) list(ctx context.Context, sess *mcp.ClientSession) (*Listing, error) {
+	init := sess.InitializeResult()
+	l := &Listing{Server: u.cfg.Name, Transport: u.cfg.Transport}
+	if init != nil {
+		l.Instructions = init.Instructions
+		l.ProtocolVersion = init.ProtocolVersion
+		if si := init.ServerInfo; si != nil {
+			l.ServerName, l.ServerTitle, l.ServerVersion = si.Name, si.Title, si.Version
+		}
+		if init.Capabilities == nil || init.Capabilities.Tools == nil {
+			return l, nil // the server offers no tools
+		}
+	}
+	var decoded []*mcp.Tool
+	for t, err := range sess.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("listing tools: %w", err)
+		}
+		decoded = append(decoded, t)
+	}
+	raw := u.capture.take()
+	if len(raw) == 0 && len(decoded) > 0 {
+		var err error
+		if raw, err = toolsFromSDK(decoded); err != nil {
+			return nil, err
+		}
+	}
+	seen := map[string]bool{}
+	for _, r := range raw {
+		t, err := parseTool(r)
+		if err != nil {
+			l.Warnings = append(l.Warnings, err.Error())
+			continue
+		}
+		if seen[t.Name] {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("tool %q is listed twice; the first is used", t.Name))
+			continue
+		}
+		seen[t.Name] = true
+		l.Tools = append(l.Tools, t)
+	}
+	return l, nil
+}
+
+func (u *upstream) relist(ctx context.Context) (*Listing, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.sess == nil {
+		if err := u.connectLocked(ctx); err != nil {
+			return nil, err
+		}
+		return u.listing, nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, u.pool.opts.ConnectTimeout)
+	defer cancel()
+	l, err := u.list(cctx, u.sess)
+	if err != nil {
+		return nil, u.fail(err)
+	}
+	l.ConnectTime = u.listing.ConnectTime
+	u.listing = l
+	return l, nil
+}
+
+func (u *upstream) toolsChanged(context.Context, *mcp.ToolListChangedRequest) {
+	if f := u.pool.opts.OnToolsChanged; f != nil {
+		go f(u.cfg.Name)
+	}
+}
+
+// drop forgets a session that is gone, so that the next use reconnects.
+func (u *upstream) drop(sess *mcp.ClientSession) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.sess == sess {
+		u.sess = nil
+		_ = sess.Close()
+	}
+}
+
+func (u *upstream) close() {
+	u.mu.Lock()
+	sess := u.sess
+	u.sess = nil
+	u.mu.Unlock()
+	if sess != nil {
+		_ = sess.Close()
+	}
+}
+
+// fail wraps err as this server's error, with its stderr when it has one.
+func (u *upstream) fail(err error) error {
+	var se *ServerError
+	if errors.As(err, &se) {
+		return err
+	}
+	se = &ServerError{Server: u.cfg.Name, Err: err, Stderr: u.tail.Lines()}
+	if u.stdio != nil && len(se.Stderr) > 0 {
+		se.LogPath = u.stdio.logPath
+	}
+	return se
+}
+
+// transport builds the transport for the server's config.
+func (u *upstream) transport(ctx context.Context) (mcp.Transport, error) {
+	if dial := u.pool.opts.Dial; dial != nil {
+		t, err := dial(ctx, u.cfg)
+		if err != nil {
+			return nil, err
+		}
+		return &capturingTransport{Transport: t, capture: u.capture}, nil
+	}
+	switch u.cfg.Transport {
+	case TransportStdio:
+		return &capturingTransport{Transport: u.stdio, capture: u.capture}, nil
+	case TransportHTTP, TransportSSE:
+		hc := &http.Client{Transport: &httpRoundTripper{base: http.DefaultTransport, headers: u.cfg.Headers, capture: u.capture}}
+		if u.cfg.Transport == TransportSSE {
+			return &detachedTransport{&mcp.SSEClientTransport{Endpoint: u.cfg.URL, HTTPClient: hc}}, nil
+		}
+		return &mcp.StreamableClientTransport{Endpoint: u.cfg.URL, HTTPClient: hc}, nil
+	}
+	return nil, fmt.Errorf("unknown transport %q", u.cfg.Transport)
+}
+
+// mergeEnv returns base with the entries of extra added or replaced, sorted.
+func mergeEnv(base []string, extra map[string]string) []string {
+	m := map[string]string{}
+	for _, kv := range base {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	for k, v := range extra {
+		m[k] = v
+	}
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// logFileName makes a server name safe as a file name.
+func logFileName(server string) string {
+	var b strings.Builder
+	for _, r := range server {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	name := strings.TrimLeft(b.String(), ".")
+	if name == "" {
+		name = "server"
+	}
+	return name + ".log"
+}
+
+// detachedTransport connects with a context of its own. go-sdk's SSE client
+// ties its event stream to the context given to Connect, so a connect
+// timeout would later cut a healthy session; here the timeout only bounds
+// the connecting, and closing the connection ends the stream.
+type detachedTransport struct{ mcp.Transport }
+
+func (t *detachedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	own, cancel := context.WithCancel(context.Background())
+	type result struct {
+		conn mcp.Connection
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		conn, err := t.Transport.Connect(own)
+		done <- result{conn, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			cancel()
+			return nil, r.err
+		}
+		return &cancelOnClose{Connection: r.conn, cancel: cancel}, nil
+	case <-ctx.Done():
+		cancel()
+		return nil, ctx.Err()
+	}
+}
+
+type cancelOnClose struct {
+	mcp.Connection
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.Connection.Close()
+	c.cancel()
+	return err
+}

@@ -1,0 +1,26 @@
+//go:build unix
+
+package servers
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// setProcessGroup makes the command the leader of a new process group, so
+// that the whole group (npx and the node process it starts) can be stopped.
+func setProcessGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// signalGroup sends SIGTERM (or SIGKILL) to the command's process group.
+func signalGroup(cmd *exec.Cmd, kill bool) {
+	if cmd.Process == nil {
+		return
+	}
+	sig := syscall.SIGTERM
+	if kill {
+		sig = syscall.SIGKILL
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, sig)
+}

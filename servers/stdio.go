@@ -1,0 +1,262 @@
+package servers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// stopGrace is how long a stdio server gets to exit after its stdin is
+// closed, and again after SIGTERM, before its whole process group is killed.
+const stopGrace = 2 * time.Second
+
+// stdioTransport starts a stdio server in its own process group, with an
+// explicit environment, and captures its stderr to a log file and a tail kept
+// in memory for error messages. Closing the connection stops the whole
+// group, so that `npx`-style grandchildren die with it.
+type stdioTransport struct {
+	cfg     ServerConfig
+	env     []string
+	logPath string // "" keeps stderr only in memory
+	tail    *tailBuffer
+
+	mu   sync.Mutex
+	proc *process
+}
+
+// startError is a server process that could not be started; its message
+// needs no further explanation.
+type startError struct{ error }
+
+func (e *startError) Unwrap() error { return e.error }
+
+// process is one running server.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  *os.File
+	stdout *os.File
+	exited chan struct{} // closed when the leader has exited
+	err    error         // the leader's exit status, once exited
+	log    *os.File
+}
+
+func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	p, err := t.start()
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	t.proc = p
+	t.mu.Unlock()
+	conn, err := (&mcp.IOTransport{Reader: p.stdout, Writer: p.stdin}).Connect(ctx)
+	if err != nil {
+		p.stop()
+		return nil, err
+	}
+	return &processConn{Connection: conn, proc: p}, nil
+}
+
+func (t *stdioTransport) start() (*process, error) {
+	t.tail.reset()
+	cmd := exec.Command(t.cfg.Command, t.cfg.Args...)
+	if errors.Is(cmd.Err, exec.ErrNotFound) || errors.Is(cmd.Err, os.ErrNotExist) {
+		return nil, &startError{fmt.Errorf("command %q not found: install it or fix \"command\" in the config (PATH is searched for bare names)", t.cfg.Command)}
+	}
+	cmd.Env = t.env
+	cmd.Dir = t.cfg.Cwd
+	setProcessGroup(cmd)
+
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{})}
+	if t.logPath != "" {
+		if err := os.MkdirAll(filepath.Dir(t.logPath), 0o755); err == nil {
+			p.log, _ = os.OpenFile(t.logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		}
+	}
+	err = cmd.Start()
+	// The child holds its own copies of these ends now.
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		if p.log != nil {
+			p.log.Close()
+		}
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			return nil, &startError{fmt.Errorf("command %q not found: install it or fix \"command\" in the config (PATH is searched for bare names)", t.cfg.Command)}
+		}
+		return nil, &startError{fmt.Errorf("starting %q: %w", t.cfg.Command, err)}
+	}
+	go p.copyStderr(errR, t.tail)
+	go func() {
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// copyStderr copies the server's stderr into the log file and the tail until
+// every process holding it has closed it.
+func (p *process) copyStderr(r *os.File, tail *tailBuffer) {
+	defer r.Close()
+	var w io.Writer = tail
+	if p.log != nil {
+		w = io.MultiWriter(p.log, tail)
+		defer p.log.Close()
+	}
+	_, _ = io.Copy(w, r)
+}
+
+// stop closes the server's stdin, waits briefly, then terminates and finally
+// kills its whole process group.
+func (p *process) stop() {
+	p.stdin.Close()
+	select {
+	case <-p.exited:
+	case <-time.After(stopGrace):
+		signalGroup(p.cmd, false)
+		select {
+		case <-p.exited:
+		case <-time.After(stopGrace):
+		}
+	}
+	// Whatever the leader did, children it left behind go too.
+	signalGroup(p.cmd, true)
+	<-p.exited
+	p.stdout.Close()
+}
+
+// exitStatus describes how the leader ended, or "" while it runs.
+func (p *process) exitStatus() string {
+	select {
+	case <-p.exited:
+	default:
+		return ""
+	}
+	if p.err == nil {
+		return "exited with status 0"
+	}
+	var ee *exec.ExitError
+	if errors.As(p.err, &ee) && ee.Exited() {
+		return fmt.Sprintf("exited with status %d", ee.ExitCode())
+	}
+	return "ended: " + p.err.Error()
+}
+
+// processConn stops the process when the connection is closed.
+type processConn struct {
+	mcp.Connection
+	proc *process
+	once sync.Once
+}
+
+func (c *processConn) Close() error {
+	err := c.Connection.Close()
+	c.once.Do(c.proc.stop)
+	return err
+}
+
+// running returns the process started by the latest Connect, if any.
+func (t *stdioTransport) running() *process {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.proc
+}
+
+// tailBuffer keeps the last lines written to it.
+type tailBuffer struct {
+	mu      sync.Mutex
+	max     int
+	lines   []string
+	partial []byte
+}
+
+func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max} }
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	data := append(b.partial, p...)
+	for {
+		i := indexNewline(data)
+		if i < 0 {
+			break
+		}
+		b.push(string(data[:i]))
+		data = data[i+1:]
+	}
+	if len(data) > 4096 { // a line without end: keep its start
+		b.push(string(data[:4096]))
+		data = nil
+	}
+	b.partial = append([]byte(nil), data...)
+	return len(p), nil
+}
+
+func (b *tailBuffer) reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.lines, b.partial = nil, nil
+}
+
+func (b *tailBuffer) push(line string) {
+	line = strings.TrimRight(line, "\r")
+	if len(line) > 500 {
+		line = line[:500] + "…"
+	}
+	b.lines = append(b.lines, line)
+	if len(b.lines) > b.max {
+		b.lines = b.lines[len(b.lines)-b.max:]
+	}
+}
+
+// Lines returns the kept lines, including an unterminated last one.
+func (b *tailBuffer) Lines() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := append([]string(nil), b.lines...)
+	if len(b.partial) > 0 {
+		out = append(out, string(b.partial))
+	}
+	return out
+}
+
+func indexNewline(b []byte) int {
+	for i, c := range b {
+		if c == '\n' {
+			return i
+		}
+	}
+	return -1
+}
