@@ -1,13 +1,151 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
 )
+
+// Exit codes, documented in the README and in `mcpcode -h`.
+const (
+	exitOK      = 0
+	exitFailure = 1 // the work failed (a server, a program, a check)
+	exitUsage   = 2 // bad flags, arguments or configuration
+)
+
+// app carries what every command needs: its streams and a context that
+// ends on Ctrl-C.
+type app struct {
+	ctx    context.Context
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+type command struct {
+	name    string
+	summary string
+	hidden  bool
+	run     func(a *app, args []string) int
+}
+
+// commands in the order `mcpcode -h` shows them.
+func commands() []command {
+	return []command{
+		{name: "demo", summary: "write a demo workspace and show the whole tool working on it", run: cmdDemo},
+		{name: "servers", summary: "connect to the servers in mcp.json and show their status", run: cmdServers},
+		{name: "tools", summary: "list the tools of the servers", run: cmdTools},
+		{name: "demo-server", summary: "serve a built-in demo MCP server over stdio", run: cmdDemoServer},
+		{name: "version", summary: "print the version", run: cmdVersion},
+	}
+}
 
 // Main runs the CLI with the given arguments (without the program name) and
 // returns the process exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "mcpcode: under construction")
-	return 1
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a := &app{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) == 0 {
+		a.usage(stderr)
+		return exitUsage
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		a.usage(stdout)
+		return exitOK
+	case "--version", "-version":
+		name = "version"
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(a, args[1:])
+		}
+	}
+	fmt.Fprintf(stderr, "mcpcode: unknown command %q\n", name)
+	a.usage(stderr)
+	return exitUsage
+}
+
+func (a *app) usage(w io.Writer) {
+	fmt.Fprintln(w, "mcpcode turns MCP servers into a typed TypeScript API and runs agents' programs against it.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: mcpcode <command> [flags] [arguments]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	for _, c := range commands() {
+		if !c.hidden {
+			fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, `Run "mcpcode <command> -h" for the flags of a command.`)
+	fmt.Fprintln(w, "Exit codes: 0 ok, 1 failure, 2 usage or configuration error.")
+}
+
+// flags returns a flag set whose -h prints the command's usage line, its
+// description and its flags.
+func (a *app) flags(name, usage, description string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(a.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: mcpcode %s %s\n\n%s\n", name, usage, description)
+		var hasFlags bool
+		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
+			fmt.Fprintln(fs.Output(), "\nFlags:")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// parse parses flags, allowing them before and after positional arguments.
+// It returns the positional arguments, or an exit code when parsing ended
+// the command (-h gives 0, a bad flag 2).
+func parse(fs *flag.FlagSet, args []string) ([]string, int, bool) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, exitOK, false
+			}
+			return nil, exitUsage, false
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, 0, true
+		}
+		if args[0] == "--" {
+			return append(positional, args[1:]...), 0, true
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+// usageError prints a usage problem and returns the usage exit code.
+func (a *app) usageError(cmd, format string, args ...any) int {
+	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, fmt.Sprintf(format, args...))
+	fmt.Fprintf(a.stderr, "Run \"mcpcode %s -h\" for usage.\n", cmd)
+	return exitUsage
+}
+
+// fail prints an error of a command and returns the failure exit code.
+func (a *app) fail(cmd string, err error) int {
+	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, indentRest(err.Error()))
+	return exitFailure
+}
+
+// indentRest indents every line but the first, so multi-line messages stay
+// readable under their prefix.
+func indentRest(s string) string {
+	return strings.ReplaceAll(s, "\n", "\n  ")
 }

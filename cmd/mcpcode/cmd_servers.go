@@ -1,0 +1,242 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mcpcode/mcpcode/servers"
+)
+
+func cmdServers(a *app, args []string) int {
+	fs := a.flags("servers", "[--config FILE] [--json]",
+		"Connects to every enabled server in mcp.json at once and shows, per server, its status\n(ok, or failed with the reason), transport, name and version, tool count and connect time.\nExits 1 if any server failed, after showing everything that worked.")
+	var cf connFlags
+	cf.register(fs)
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	rest, code, ok := parse(fs, args)
+	if !ok {
+		return code
+	}
+	if len(rest) > 0 {
+		return a.usageError("servers", "unexpected argument %q", rest[0])
+	}
+	ws, err := a.loadWorkspace(cf.config)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "mcpcode servers: %s\n", err)
+		return exitUsage
+	}
+	pool := ws.pool(cf, nil)
+	defer pool.Close()
+	statuses := pool.ConnectAll(a.ctx, nil, nil)
+	if *asJSON {
+		writeJSON(a.stdout, map[string]any{"servers": serverReports(statuses), "disabled": nonNilStrings(ws.cfg.Disabled)})
+	} else {
+		printServerTable(a.stdout, statuses, ws.cfg.Disabled)
+		printFailures(a.stderr, statuses)
+	}
+	return exitCodeOf(statuses)
+}
+
+// serverReport is one server's line of `mcpcode servers --json`.
+type serverReport struct {
+	Name          string   `json:"name"`
+	Status        string   `json:"status"` // "ok" or "failed"
+	Transport     string   `json:"transport"`
+	ServerName    string   `json:"serverName,omitempty"`
+	ServerVersion string   `json:"serverVersion,omitempty"`
+	Tools         int      `json:"tools"`
+	ConnectMs     int64    `json:"connectMs"`
+	Error         string   `json:"error,omitempty"`
+	Stderr        []string `json:"stderr,omitempty"`
+}
+
+func serverReports(statuses []servers.Status) []serverReport {
+	out := make([]serverReport, 0, len(statuses))
+	for _, st := range statuses {
+		r := serverReport{Name: st.Name, Transport: st.Transport, Status: "ok"}
+		if st.Err != nil {
+			r.Status, r.Error = "failed", errorReason(st.Err)
+			var se *servers.ServerError
+			if errors.As(st.Err, &se) {
+				r.Stderr = se.Stderr
+			}
+		} else {
+			l := st.Listing
+			r.ServerName, r.ServerVersion, r.Tools, r.ConnectMs = l.ServerName, l.ServerVersion, len(l.Tools), l.ConnectTime.Milliseconds()
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func printServerTable(w io.Writer, statuses []servers.Status, disabled []string) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tSTATUS\tTRANSPORT\tNAME\tVERSION\tTOOLS\tCONNECT")
+	for _, st := range statuses {
+		if st.Err != nil {
+			fmt.Fprintf(tw, "%s\tfailed\t%s\t-\t-\t-\t-\n", st.Name, st.Transport)
+			continue
+		}
+		l := st.Listing
+		fmt.Fprintf(tw, "%s\tok\t%s\t%s\t%s\t%d\t%s\n", st.Name, st.Transport, dash(l.ServerName), dash(l.ServerVersion), len(l.Tools), roundDuration(l.ConnectTime))
+	}
+	for _, d := range disabled {
+		fmt.Fprintf(tw, "%s\tdisabled\t-\t-\t-\t-\t-\n", d)
+	}
+	tw.Flush()
+}
+
+// printFailures explains each failed server, with its stderr.
+func printFailures(w io.Writer, statuses []servers.Status) {
+	for _, st := range statuses {
+		if st.Err == nil {
+			continue
+		}
+		var se *servers.ServerError
+		if errors.As(st.Err, &se) {
+			fmt.Fprintf(w, "\n%s\n", se.Detail())
+		} else {
+			fmt.Fprintf(w, "\nserver %q: %v\n", st.Name, st.Err)
+		}
+	}
+}
+
+// errorReason is the error without the `server "x": ` prefix, for places
+// that already name the server.
+func errorReason(err error) string {
+	var se *servers.ServerError
+	if errors.As(err, &se) {
+		return se.Err.Error()
+	}
+	return err.Error()
+}
+
+func exitCodeOf(statuses []servers.Status) int {
+	for _, st := range statuses {
+		if st.Err != nil {
+			return exitFailure
+		}
+	}
+	return exitOK
+}
+
+func cmdTools(a *app, args []string) int {
+	fs := a.flags("tools", "[--config FILE] [--json] [SERVER...]",
+		"Lists each tool's name and the first line of its description, grouped by server\n(all enabled servers, or the ones named). Exits 1 if any server failed.")
+	var cf connFlags
+	cf.register(fs)
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	names, code, ok := parse(fs, args)
+	if !ok {
+		return code
+	}
+	ws, err := a.loadWorkspace(cf.config)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "mcpcode tools: %s\n", err)
+		return exitUsage
+	}
+	for _, n := range names {
+		if _, ok := ws.cfg.Server(n); !ok {
+			return a.usageError("tools", "no enabled server %q in %s (servers: %s)", n, ws.cfg.Path, strings.Join(ws.cfg.Names(), ", "))
+		}
+	}
+	pool := ws.pool(cf, nil)
+	defer pool.Close()
+	statuses := pool.ConnectAll(a.ctx, names, nil)
+	if *asJSON {
+		type toolReport struct {
+			Name        string `json:"name"`
+			Title       string `json:"title,omitempty"`
+			Description string `json:"description"`
+			ReadOnly    bool   `json:"readOnly"`
+		}
+		type report struct {
+			Name   string       `json:"name"`
+			Status string       `json:"status"`
+			Error  string       `json:"error,omitempty"`
+			Tools  []toolReport `json:"tools"`
+		}
+		var out []report
+		for _, st := range statuses {
+			r := report{Name: st.Name, Status: "ok", Tools: []toolReport{}}
+			if st.Err != nil {
+				r.Status, r.Error = "failed", errorReason(st.Err)
+			} else {
+				for _, t := range st.Listing.Tools {
+					r.Tools = append(r.Tools, toolReport{Name: t.Name, Title: t.Title, Description: t.FirstLine(), ReadOnly: t.Hints.IsReadOnly()})
+				}
+			}
+			out = append(out, r)
+		}
+		writeJSON(a.stdout, map[string]any{"servers": out})
+		return exitCodeOf(statuses)
+	}
+	for i, st := range statuses {
+		if i > 0 {
+			fmt.Fprintln(a.stdout)
+		}
+		if st.Err != nil {
+			fmt.Fprintf(a.stdout, "%s: failed: %s\n", st.Name, errorReason(st.Err))
+			continue
+		}
+		fmt.Fprintf(a.stdout, "%s (%s)\n", st.Name, plural(len(st.Listing.Tools), "tool"))
+		tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+		for _, t := range st.Listing.Tools {
+			fmt.Fprintf(tw, "  %s\t%s\n", t.Name, truncate(t.FirstLine(), 100))
+		}
+		tw.Flush()
+	}
+	printFailures(a.stderr, statuses)
+	return exitCodeOf(statuses)
+}
+
+func writeJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func roundDuration(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond).String()
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(10 * time.Millisecond).String()
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
