@@ -1,0 +1,233 @@
+package generator
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Server is one upstream server's catalog, as listed.
+type Server struct {
+	Name         string            // key in mcp.json, e.g. "google-drive" (becomes the directory and the first argument of callMCPTool)
+	Info         ServerInfo        // from initialize: serverInfo name/title/version
+	Instructions string            // from initialize
+	Tools        []json.RawMessage // each element: one tool object exactly as the server sent it in tools/list (all pages, server order)
+}
+
+// ServerInfo is the serverInfo an upstream server sent in initialize.
+type ServerInfo struct {
+	Name    string `json:"name,omitempty"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version,omitempty"`
+}
+
+// File is one generated file. Path is slash-separated and relative to the
+// out dir.
+type File struct {
+	Path    string
+	Content []byte
+}
+
+// Warning is a problem with a server's input that generation worked around
+// (a tool skipped, part of a schema typed as unknown). Tool is the original
+// tool name, "" for the server as a whole.
+type Warning struct {
+	Server, Tool, Message string
+}
+
+func (w Warning) String() string {
+	if w.Tool == "" {
+		return fmt.Sprintf("%s: %s", w.Server, w.Message)
+	}
+	return fmt.Sprintf("%s: tool %s: %s", w.Server, strconv.Quote(w.Tool), w.Message)
+}
+
+// Plan is the result of [Generate]: the files to write (sorted by path),
+// the warnings, and the manifest describing the whole tree, kept servers
+// included. Apply it with [Write].
+type Plan struct {
+	Files    []File
+	Warnings []Warning
+	Manifest Manifest
+	Kept     []string // names of the servers kept as they were (Options.Kept), sorted
+}
+
+// Options tune [Generate].
+type Options struct {
+	// Kept are servers whose files stay exactly as they are, from the
+	// previous manifest (see [Manifest.Keep]): servers that failed to
+	// connect or list this time, or that were not selected for
+	// regeneration. They keep their directory and entry and are still
+	// listed in README.md.
+	Kept []ServerEntry
+}
+
+// Generate turns the listed servers into the files of the tree. It never
+// fails because of what servers sent (bad tools are skipped or degraded,
+// with warnings); it fails only when the arguments contradict each other:
+// two servers with the same name, or a kept entry that is not safe.
+func Generate(servers []Server, opts Options) (*Plan, error) {
+	taken := map[string]bool{}
+	names := map[string]bool{}
+	for _, k := range opts.Kept {
+		if err := checkKept(&k); err != nil {
+			return nil, err
+		}
+		if names[k.Name] {
+			return nil, fmt.Errorf("server %q is kept twice: pass each server once", k.Name)
+		}
+		if taken[strings.ToLower(k.Directory)] {
+			return nil, fmt.Errorf("kept servers share the directory %q: regenerate one of them", k.Directory)
+		}
+		names[k.Name] = true
+		taken[strings.ToLower(k.Directory)] = true
+	}
+	for _, s := range servers {
+		if names[s.Name] {
+			return nil, fmt.Errorf("server %q is given twice (listed or kept): pass each server once", s.Name)
+		}
+		names[s.Name] = true
+	}
+
+	order := make([]int, len(servers))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return servers[order[a]].Name < servers[order[b]].Name })
+
+	plan := &Plan{Manifest: Manifest{Version: ManifestVersion}}
+	entries := append([]ServerEntry(nil), opts.Kept...)
+	for _, i := range order {
+		dir := uniqueDir(dirName(servers[i].Name), taken)
+		files, entry, warnings := generateServer(&servers[i], dir)
+		plan.Files = append(plan.Files, files...)
+		plan.Warnings = append(plan.Warnings, warnings...)
+		entries = append(entries, entry)
+	}
+	sort.Slice(entries, func(a, b int) bool { return entries[a].Name < entries[b].Name })
+
+	plan.Files = append(plan.Files,
+		File{readmeFile, renderReadme(entries)},
+		File{declFile, append([]byte(nil), runtimeDeclarations...)},
+		File{tsconfigFile, []byte(tsconfigJSON)},
+	)
+	sort.Slice(plan.Files, func(a, b int) bool { return plan.Files[a].Path < plan.Files[b].Path })
+	plan.Manifest.Files = []string{readmeFile, declFile, tsconfigFile}
+	sort.Strings(plan.Manifest.Files)
+	plan.Manifest.Servers = entries
+	for _, k := range opts.Kept {
+		plan.Kept = append(plan.Kept, k.Name)
+	}
+	sort.Strings(plan.Kept)
+	return plan, nil
+}
+
+// checkKept rejects a kept entry whose paths gen could not have written, so a
+// hand-edited manifest cannot make the writer touch other files.
+func checkKept(k *ServerEntry) error {
+	if !safeSegment(k.Directory) || reservedRootNames[strings.ToLower(k.Directory)] {
+		return fmt.Errorf("kept server %q has an unsafe directory %q in the manifest: regenerate it", k.Name, k.Directory)
+	}
+	for _, f := range k.Files {
+		if !safeRelPath(f) || !strings.HasPrefix(f, k.Directory+"/") {
+			return fmt.Errorf("kept server %q lists the unsafe file %q in the manifest: regenerate it", k.Name, f)
+		}
+	}
+	return nil
+}
+
+// uniqueDir returns dir, or dir-2, dir-3, … when another server already has
+// that directory (compared case-insensitively), and marks it taken.
+func uniqueDir(dir string, taken map[string]bool) string {
+	candidate := dir
+	for n := 2; taken[strings.ToLower(candidate)]; n++ {
+		suffix := "-" + strconv.Itoa(n)
+		base := dir
+		if len(base)+len(suffix) > maxNameLen {
+			base = base[:maxNameLen-len(suffix)]
+		}
+		candidate = base + suffix
+	}
+	taken[strings.ToLower(candidate)] = true
+	return candidate
+}
+
+// generateServer renders one server's directory.
+func generateServer(s *Server, dir string) ([]File, ServerEntry, []Warning) {
+	var warnings []Warning
+	warn := func(tool string, msgs ...string) {
+		for _, m := range msgs {
+			warnings = append(warnings, Warning{Server: s.Name, Tool: tool, Message: m})
+		}
+	}
+	var tools []*parsedTool
+	seen := map[string]bool{}
+	for i, raw := range s.Tools {
+		t, msgs, ok := parseTool(raw)
+		if !ok {
+			warn("", prefixAll(fmt.Sprintf("tools[%d]: ", i), msgs)...)
+			continue
+		}
+		if seen[t.name] {
+			warn(t.name, "listed more than once; only the first is generated")
+			continue
+		}
+		seen[t.name] = true
+		warn(t.name, msgs...)
+		tools = append(tools, &t)
+	}
+
+	toolNames := make([]string, len(tools))
+	for i, t := range tools {
+		toolNames[i] = t.name
+	}
+	assigned := assignToolNames(toolNames)
+	sort.Slice(tools, func(a, b int) bool { return assigned[tools[a].name].Function < assigned[tools[b].name].Function })
+
+	entry := ServerEntry{
+		Name:         s.Name,
+		Directory:    dir,
+		Info:         s.Info,
+		Instructions: s.Instructions,
+		ToolCount:    len(tools),
+		Tools:        []ToolEntry{},
+	}
+	var files []File
+	var index []indexEntry
+	for _, t := range tools {
+		n := assigned[t.name]
+		content, msgs := renderTool(s, t, n)
+		warn(t.name, msgs...)
+		path := dir + "/" + n.Function + ".ts"
+		files = append(files, File{path, content})
+		entry.Tools = append(entry.Tools, ToolEntry{
+			Name:            t.name,
+			Function:        n.Function,
+			File:            path,
+			SHA256:          t.hash,
+			Title:           t.title,
+			ReadOnlyHint:    t.hints.readOnly,
+			DestructiveHint: t.hints.destructive,
+			IdempotentHint:  t.hints.idempotent,
+			OpenWorldHint:   t.hints.openWorld,
+			HasOutputSchema: t.output != nil,
+		})
+		index = append(index, indexEntry{function: n.Function, typ: n.Type, summary: toolSummary(t), hasOutput: t.output != nil})
+	}
+	files = append(files, File{dir + "/index.ts", renderIndex(s, index)})
+	for _, f := range files {
+		entry.Files = append(entry.Files, f.Path)
+	}
+	sort.Strings(entry.Files)
+	return files, entry, warnings
+}
+
+func prefixAll(prefix string, msgs []string) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = prefix + m
+	}
+	return out
+}
