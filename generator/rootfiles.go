@@ -79,7 +79,7 @@ func renderReadme(entries []ServerEntry) []byte {
 	sb.WriteString("import { " + exFn + " } from \"./servers/" + exDir + "/" + exFn + "\";\n")
 	sb.WriteString("import { " + exFn + ", type " + exType + " } from \"servers/" + exDir + "\";\n")
 	sb.WriteString(fence + "\n\n")
-	sb.WriteString("Approved skills import the same way: `import { name } from \"skills/<name>\";`.\n")
+	sb.WriteString("Approved skills (see `../skills/README.md`) are imported by name and called with one input object:\n`import pendingOrders from \"skills/pending-orders\";`.\n")
 	sb.WriteString("With TypeScript installed, `tsc -p servers` type-checks the tree and the skills beside it.\n\n")
 	sb.WriteString("## Calling convention\n\n")
 	sb.WriteString("- A tool function takes one input object (`<Tool>Input`) and returns a promise.\n")

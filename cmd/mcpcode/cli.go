@@ -10,6 +10,9 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/mcpcode/mcpcode/servers"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Exit codes, documented in the README and in `mcpcode -h`.
@@ -26,6 +29,8 @@ type app struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// dial replaces the real transports in tests (in-process servers).
+	dial func(context.Context, servers.ServerConfig) (mcp.Transport, error)
 }
 
 type command struct {
@@ -41,6 +46,7 @@ func commands() []command {
 		{name: "demo", summary: "write a demo workspace and show the whole tool working on it", run: cmdDemo},
 		{name: "servers", summary: "connect to the servers in mcp.json and show their status", run: cmdServers},
 		{name: "tools", summary: "list the tools of the servers", run: cmdTools},
+		{name: "gen", summary: "generate the typed TypeScript tree (servers/) from the servers", run: cmdGen},
 		{name: "demo-server", summary: "serve a built-in demo MCP server over stdio", run: cmdDemoServer},
 		{name: "version", summary: "print the version", run: cmdVersion},
 	}
@@ -52,6 +58,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a := &app{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
+	return a.main(args)
+}
+
+// main dispatches to a command.
+func (a *app) main(args []string) int {
+	stdout, stderr := a.stdout, a.stderr
 	if len(args) == 0 {
 		a.usage(stderr)
 		return exitUsage

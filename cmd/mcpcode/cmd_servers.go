@@ -30,7 +30,7 @@ func cmdServers(a *app, args []string) int {
 		fmt.Fprintf(a.stderr, "mcpcode servers: %s\n", err)
 		return exitUsage
 	}
-	pool := ws.pool(cf, nil)
+	pool := a.newPool(ws, cf, nil)
 	defer pool.Close()
 	statuses := pool.ConnectAll(a.ctx, nil, nil)
 	if *asJSON {
@@ -145,7 +145,7 @@ func cmdTools(a *app, args []string) int {
 			return a.usageError("tools", "no enabled server %q in %s (servers: %s)", n, ws.cfg.Path, strings.Join(ws.cfg.Names(), ", "))
 		}
 	}
-	pool := ws.pool(cf, nil)
+	pool := a.newPool(ws, cf, nil)
 	defer pool.Close()
 	statuses := pool.ConnectAll(a.ctx, names, nil)
 	if *asJSON {

@@ -50,7 +50,7 @@ func cmdDemo(a *app, args []string) int {
 		return a.fail("demo", err)
 	}
 	fmt.Fprintln(a.stdout, "1. Connecting to the servers (mcpcode servers):")
-	pool := ws.pool(cf, nil)
+	pool := a.newPool(ws, cf, nil)
 	defer pool.Close()
 	statuses := pool.ConnectAll(a.ctx, nil, nil)
 	printServerTable(indented(a.stdout), statuses, nil)
@@ -58,6 +58,14 @@ func cmdDemo(a *app, args []string) int {
 		printFailures(a.stderr, statuses)
 		return exitFailure
 	}
+
+	fmt.Fprintln(a.stdout, "\n2. Generating the typed tree (mcpcode gen):")
+	rep, err := a.generate(ws, pool, genFlags{conn: cf, asJSON: true}, nil)
+	if err != nil {
+		return a.fail("demo", err)
+	}
+	a.reportGen(indented(a.stdout), rep, false)
+	fmt.Fprintf(a.stdout, "  An agent reads servers/README.md, one servers/<server>/index.ts and the tool files it needs.\n")
 
 	fmt.Fprintln(a.stdout, "\nTry next:")
 	fmt.Fprintf(a.stdout, "  cd %s\n", *dir)

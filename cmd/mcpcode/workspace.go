@@ -69,9 +69,10 @@ func (a *app) loadWorkspace(configPath string) (*workspace, error) {
 	return &workspace{dir: filepath.Dir(abs), cfg: cfg}, nil
 }
 
-// pool returns a connection pool for the workspace's servers.
-func (w *workspace) pool(c connFlags, onToolsChanged func(string)) *servers.Pool {
+// newPool returns a connection pool for the workspace's servers.
+func (a *app) newPool(w *workspace, c connFlags, onToolsChanged func(string)) *servers.Pool {
 	return servers.NewPool(w.cfg, servers.PoolOptions{
+		Dial:           a.dial,
 		ConnectTimeout: c.connectTimeout,
 		LogDir:         filepath.Join(w.dir, ".mcpcode", "logs"),
 		BaseEnv:        serverBaseEnv(os.Environ()),

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -45,7 +46,12 @@ func (s *RawServer) Serve(ctx context.Context, t mcp.Transport) error {
 	s.mu.Lock()
 	s.conns = append(s.conns, conn)
 	s.mu.Unlock()
-	defer conn.Close()
+	defer func() {
+		s.mu.Lock()
+		s.conns = slices.DeleteFunc(s.conns, func(c mcp.Connection) bool { return c == conn })
+		s.mu.Unlock()
+		conn.Close()
+	}()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -72,7 +78,7 @@ func (s *RawServer) Serve(ctx context.Context, t mcp.Transport) error {
 	}
 }
 
-// NotifyToolsChanged sends notifications/tools/list_changed on every connection.
+// NotifyToolsChanged sends notifications/tools/list_changed on every open connection.
 func (s *RawServer) NotifyToolsChanged(ctx context.Context) error {
 	n := &jsonrpc.Request{Method: "notifications/tools/list_changed", Params: json.RawMessage(`{}`)}
 	s.mu.Lock()

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mcpcode/mcpcode/internal/tsc"
+	"github.com/mcpcode/mcpcode/servers"
+	"github.com/mcpcode/mcpcode/servers/demo"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var update = flag.Bool("update", false, "rewrite examples/demo's generated files")
+
+// demoDial connects the demo servers in-process.
+func demoDial(ctx context.Context, cfg servers.ServerConfig) (mcp.Transport, error) {
+	ct, st := mcp.NewInMemoryTransports()
+	srv, err := demo.New(cfg.Name)
+	if err != nil {
+		return nil, err
+	}
+	go func() { _ = srv.Run(context.WithoutCancel(ctx), st) }()
+	return ct, nil
+}
+
+// TestExampleTreeFresh regenerates examples/demo's tree from the demo
+// servers and fails when the committed files are stale. Refresh them with
+// `go test ./cmd/mcpcode -run TestExampleTreeFresh -update`.
+func TestExampleTreeFresh(t *testing.T) {
+	example := filepath.Join(moduleRoot(t), "examples", "demo")
+	ta := newTestApp(t)
+	ta.dial = demoDial
+	ws := example
+	if !*update {
+		ws = t.TempDir()
+		data, err := os.ReadFile(filepath.Join(example, "mcp.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(ws, "mcp.json"), string(data))
+	}
+	if code := ta.run("gen", "--config", filepath.Join(ws, "mcp.json")); code != 0 {
+		t.Fatalf("gen exit %d\n%s", code, ta.stderr)
+	}
+	if *update {
+		return
+	}
+	fresh := snapshotContent(t, filepath.Join(ws, "servers"))
+	committed := snapshotContent(t, filepath.Join(example, "servers"))
+	for path, content := range fresh {
+		if c, ok := committed[path]; !ok {
+			t.Errorf("examples/demo/servers/%s is missing", path)
+		} else if !bytes.Equal([]byte(c), []byte(content)) {
+			t.Errorf("examples/demo/servers/%s is stale", path)
+		}
+	}
+	for path := range committed {
+		if _, ok := fresh[path]; !ok {
+			t.Errorf("examples/demo/servers/%s is no longer generated", path)
+		}
+	}
+	m1, _ := os.ReadFile(filepath.Join(ws, ".mcpcode", "manifest.json"))
+	m2, _ := os.ReadFile(filepath.Join(example, ".mcpcode", "manifest.json"))
+	if !bytes.Equal(m1, m2) {
+		t.Error("examples/demo/.mcpcode/manifest.json is stale")
+	}
+	if t.Failed() {
+		t.Log("refresh with: go test ./cmd/mcpcode -run TestExampleTreeFresh -update")
+	}
+	tsc.Check(t, filepath.Join(example, "servers"), "-p", ".")
+	// The demo programs (and skills) type-check against the tree.
+	tsc.Check(t, filepath.Join(example, "programs"), "-p", ".")
+}
+
+// snapshotContent reads every file under dir.
+func snapshotContent(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for k, v := range snapshot(t, dir) {
+		_, content, _ := bytes.Cut([]byte(v), []byte{0})
+		out[k] = string(content)
+	}
+	return out
+}
