@@ -1,7 +1,6 @@
 package servers
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,32 +8,64 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// toolsCapture keeps the raw JSON of tools/list results as they pass by.
-// go-sdk decodes tool schemas into maps, which loses the server's property
-// order; the generator wants the order the server wrote, so we watch the wire.
+// toolsCapture keeps the raw JSON of tools/list and tools/call results as
+// they pass by. go-sdk decodes tool schemas into maps, which loses the
+// server's property order the generator wants; and it decodes every call
+// result into typed values that the runtime would only encode again (a
+// 10,000-row result costs more to decode and re-encode than to move).
 type toolsCapture struct {
 	mu      sync.Mutex
 	pending map[string]bool // ids of tools/list requests in flight
 	tools   []json.RawMessage
+	calls   map[string]*resultSlot // ids of tools/call requests whose caller wants the raw result
+}
+
+// resultSlot receives the raw result of one tools/call. The caller puts it
+// in the context of the call (withResultSlot); the tap fills it.
+type resultSlot struct {
+	mu  sync.Mutex
+	raw json.RawMessage
+}
+
+func (s *resultSlot) get() json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.raw
+}
+
+type resultSlotKey struct{}
+
+func withResultSlot(ctx context.Context, s *resultSlot) context.Context {
+	return context.WithValue(ctx, resultSlotKey{}, s)
 }
 
 func newToolsCapture() *toolsCapture {
-	return &toolsCapture{pending: map[string]bool{}}
+	return &toolsCapture{pending: map[string]bool{}, calls: map[string]*resultSlot{}}
 }
 
 func idKey(id jsonrpc.ID) string { return fmt.Sprintf("%T:%v", id.Raw(), id.Raw()) }
 
-// outgoing notes a message sent to the server.
-func (c *toolsCapture) outgoing(msg jsonrpc.Message) {
+// outgoing notes a message sent to the server in the context of a call.
+func (c *toolsCapture) outgoing(ctx context.Context, msg jsonrpc.Message) {
 	req, ok := msg.(*jsonrpc.Request)
-	if !ok || req.Method != "tools/list" || !req.ID.IsValid() {
+	if !ok || !req.ID.IsValid() {
+		return
+	}
+	if req.Method == "tools/call" {
+		if slot, ok := ctx.Value(resultSlotKey{}).(*resultSlot); ok {
+			c.mu.Lock()
+			c.calls[idKey(req.ID)] = slot
+			c.mu.Unlock()
+		}
+		return
+	}
+	if req.Method != "tools/list" {
 		return
 	}
 	var params struct {
@@ -49,17 +80,28 @@ func (c *toolsCapture) outgoing(msg jsonrpc.Message) {
 	c.pending[idKey(req.ID)] = true
 }
 
-// incoming notes a message received from the server.
-func (c *toolsCapture) incoming(msg jsonrpc.Message) {
+// incoming notes a message received from the server. It reports whether
+// the message answered a call whose raw result was captured.
+func (c *toolsCapture) incoming(msg jsonrpc.Message) bool {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok || !resp.ID.IsValid() {
-		return
+		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	key := idKey(resp.ID)
+	if slot, ok := c.calls[key]; ok {
+		delete(c.calls, key)
+		if resp.Error != nil {
+			return false
+		}
+		slot.mu.Lock()
+		slot.raw = resp.Result
+		slot.mu.Unlock()
+		return true
+	}
 	if !c.pending[key] {
-		return
+		return false
 	}
 	delete(c.pending, key)
 	var page struct {
@@ -68,6 +110,7 @@ func (c *toolsCapture) incoming(msg jsonrpc.Message) {
 	if resp.Error == nil && json.Unmarshal(resp.Result, &page) == nil {
 		c.tools = append(c.tools, page.Tools...)
 	}
+	return false
 }
 
 // take returns the tools captured by the latest listing.
@@ -99,15 +142,32 @@ type capturingConn struct {
 
 func (c *capturingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
-	if err == nil {
-		c.capture.incoming(msg)
+	if err == nil && c.capture.incoming(msg) {
+		// The caller takes the raw result from its slot; go-sdk only needs
+		// to see that the call ended, and whether as a tool error, so it is
+		// spared decoding a result that may be megabytes (or hold a content
+		// type it does not know).
+		resp := msg.(*jsonrpc.Response)
+		msg = &jsonrpc.Response{ID: resp.ID, Result: stubResult(resp.Result), Extra: resp.Extra}
 	}
 	return msg, err
 }
 
 func (c *capturingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	c.capture.outgoing(msg)
+	c.capture.outgoing(ctx, msg)
 	return c.Connection.Write(ctx, msg)
+}
+
+// stubResult is a minimal CallToolResult with the same isError.
+func stubResult(raw json.RawMessage) json.RawMessage {
+	var r struct {
+		IsError bool `json:"isError"`
+	}
+	_ = json.Unmarshal(raw, &r)
+	if r.IsError {
+		return json.RawMessage(`{"content":[],"isError":true}`)
+	}
+	return json.RawMessage(`{"content":[]}`)
 }
 
 // httpRoundTripper adds the configured headers to every request and, when
@@ -136,7 +196,7 @@ func (t *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) 
 		}
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-		t.decode(body, t.capture.outgoing)
+		t.decode(body, func(m jsonrpc.Message) { t.capture.outgoing(req.Context(), m) })
 	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil || t.capture == nil || resp.Body == nil {
@@ -145,13 +205,32 @@ func (t *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) 
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mediaType {
 	case "application/json":
-		resp.Body = &jsonBodyTap{ReadCloser: resp.Body, done: func(b []byte) { t.decode(b, t.capture.incoming) }}
+		resp.Body = &rewriter{src: resp.Body, whole: true, rewrite: t.rewrite}
 	case "text/event-stream":
-		pr, pw := io.Pipe()
-		resp.Body = &sseBodyTap{ReadCloser: resp.Body, tee: pw}
-		go t.readEvents(pr)
+		resp.Body = &rewriter{src: resp.Body, rewrite: t.rewrite}
 	}
 	return resp, nil
+}
+
+// rewrite notes the JSON-RPC message(s) in data and returns what go-sdk
+// should see: a captured call result replaced by a stub (see
+// capturingConn.Read), anything else unchanged.
+func (t *httpRoundTripper) rewrite(data []byte) []byte {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 || trimmed[0] == '[' {
+		t.decode(data, func(m jsonrpc.Message) { t.capture.incoming(m) })
+		return data
+	}
+	msg, err := jsonrpc.DecodeMessage(trimmed)
+	if err != nil || !t.capture.incoming(msg) {
+		return data
+	}
+	resp := msg.(*jsonrpc.Response)
+	stub, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: resp.ID, Result: stubResult(resp.Result)})
+	if err != nil {
+		return data
+	}
+	return stub
 }
 
 // decode hands each JSON-RPC message in body (one message or a batch) to fn.
@@ -173,67 +252,99 @@ func (t *httpRoundTripper) decode(body []byte, fn func(jsonrpc.Message)) {
 	}
 }
 
-// readEvents parses server-sent events from r; each event's data is a
-// JSON-RPC message.
-func (t *httpRoundTripper) readEvents(r *io.PipeReader) {
-	defer r.Close()
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), mcp.DefaultMaxLineLength)
-	var data strings.Builder
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case line == "":
-			if data.Len() > 0 {
-				t.decode([]byte(data.String()), t.capture.incoming)
-				data.Reset()
-			}
-		case strings.HasPrefix(line, "data:"):
-			if data.Len() > 0 {
-				data.WriteByte('\n')
-			}
-			data.WriteString(strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
+// rewriter passes a response body through rewrite on its way to go-sdk:
+// the whole body when it is one JSON document, else each server-sent
+// event's data (a JSON-RPC message), as events complete. Lines other than
+// data lines pass unchanged.
+type rewriter struct {
+	src     io.ReadCloser
+	whole   bool
+	rewrite func([]byte) []byte
+
+	out  bytes.Buffer // ready for the reader
+	line []byte       // the current, unfinished line
+	data [][]byte     // the data lines of the current event
+	err  error
+}
+
+func (r *rewriter) Read(p []byte) (int, error) {
+	buf := make([]byte, 32*1024)
+	for r.out.Len() == 0 && r.err == nil {
+		n, err := r.src.Read(buf)
+		if r.whole {
+			r.line = append(r.line, buf[:n]...)
+		} else {
+			r.feed(buf[:n])
+		}
+		if err != nil {
+			r.err = err
+			r.flush()
 		}
 	}
-	_, _ = io.Copy(io.Discard, r) // never block the tee on an over-long line
-}
-
-// jsonBodyTap buffers a JSON response body as it is read and hands it over
-// once it has been read to the end.
-type jsonBodyTap struct {
-	io.ReadCloser
-	buf  bytes.Buffer
-	done func([]byte)
-	once sync.Once
-}
-
-func (b *jsonBodyTap) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	b.buf.Write(p[:n])
-	if err == io.EOF {
-		b.once.Do(func() { b.done(b.buf.Bytes()) })
+	if r.out.Len() > 0 {
+		return r.out.Read(p)
 	}
-	return n, err
+	return 0, r.err
 }
 
-// sseBodyTap copies an event stream into a pipe as it is read.
-type sseBodyTap struct {
-	io.ReadCloser
-	tee *io.PipeWriter
-}
+func (r *rewriter) Close() error { return r.src.Close() }
 
-func (b *sseBodyTap) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if n > 0 {
-		_, _ = b.tee.Write(p[:n])
+func (r *rewriter) feed(b []byte) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			r.line = append(r.line, b...)
+			return
+		}
+		r.line = append(r.line, b[:i+1]...)
+		b = b[i+1:]
+		r.endLine(r.line)
+		r.line = r.line[:0]
 	}
-	if err != nil {
-		b.tee.CloseWithError(err)
-	}
-	return n, err
 }
 
-func (b *sseBodyTap) Close() error {
-	b.tee.Close()
-	return b.ReadCloser.Close()
+// endLine handles one complete line, with its line ending.
+func (r *rewriter) endLine(line []byte) {
+	content := bytes.TrimRight(line, "\r\n")
+	switch {
+	case len(content) == 0:
+		r.endEvent()
+		r.out.Write(line)
+	case bytes.HasPrefix(content, []byte("data:")):
+		r.data = append(r.data, bytes.Clone(content))
+	default:
+		r.out.Write(line)
+	}
+}
+
+// endEvent writes the held data lines, the message rewritten when it is one.
+func (r *rewriter) endEvent() {
+	if len(r.data) == 0 {
+		return
+	}
+	var msg []byte
+	for i, d := range r.data {
+		if i > 0 {
+			msg = append(msg, '\n')
+		}
+		msg = append(msg, bytes.TrimPrefix(bytes.TrimPrefix(d, []byte("data:")), []byte(" "))...)
+	}
+	r.data = nil
+	for _, l := range bytes.Split(r.rewrite(msg), []byte("\n")) {
+		r.out.WriteString("data: ")
+		r.out.Write(l)
+		r.out.WriteByte('\n')
+	}
+}
+
+// flush passes on whatever remains at the end of the body.
+func (r *rewriter) flush() {
+	if r.whole {
+		r.out.Write(r.rewrite(r.line))
+		r.line = nil
+		return
+	}
+	r.endEvent()
+	r.out.Write(r.line)
+	r.line = nil
 }

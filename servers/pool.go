@@ -221,11 +221,34 @@ func (p *Pool) Relist(ctx context.Context, name string) (*Listing, error) {
 	return u.relist(ctx)
 }
 
+// CallResult is a tool call's result as the server sent it.
+type CallResult struct {
+	Content           json.RawMessage `json:"content"`                     // the content blocks, a JSON array
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"` // nil when absent
+	IsError           bool            `json:"isError,omitempty"`
+}
+
+// Text joins the text blocks of the content with newlines.
+func (r *CallResult) Text() string {
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(r.Content, &blocks)
+	var texts []string
+	for _, b := range blocks {
+		if b.Type == "text" {
+			texts = append(texts, b.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
+}
+
 // CallTool calls a tool, connecting first if needed. A tool that fails
 // returns a result with IsError set, not an error; errors are transport
 // failures. A call whose connection is lost is retried once on a new
 // connection when the tool is read-only or idempotent.
-func (p *Pool) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
+func (p *Pool) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*CallResult, error) {
 	u, err := p.upstream(server)
 	if err != nil {
 		return nil, err
@@ -238,7 +261,7 @@ func (p *Pool) CallTool(ctx context.Context, server, tool string, args json.RawM
 		args = json.RawMessage(`{}`)
 	}
 	params := &mcp.CallToolParams{Name: tool, Arguments: args}
-	res, err := sess.CallTool(ctx, params)
+	res, err := callRaw(ctx, sess, params)
 	if err == nil || ctx.Err() != nil || !connectionLost(err) {
 		if err != nil {
 			return nil, u.fail(fmt.Errorf("calling %s: %w", tool, err))
@@ -253,11 +276,47 @@ func (p *Pool) CallTool(ctx context.Context, server, tool string, args json.RawM
 	if err != nil {
 		return nil, err
 	}
-	res, err = sess.CallTool(ctx, params)
+	res, err = callRaw(ctx, sess, params)
 	if err != nil {
 		return nil, u.fail(fmt.Errorf("calling %s after reconnecting: %w", tool, err))
 	}
 	return res, nil
+}
+
+// callRaw calls a tool and returns its result as sent: from the wire tap
+// when it caught it, else re-encoded from go-sdk's decoded result.
+func callRaw(ctx context.Context, sess *mcp.ClientSession, params *mcp.CallToolParams) (*CallResult, error) {
+	slot := &resultSlot{}
+	res, err := sess.CallTool(withResultSlot(ctx, slot), params)
+	if err != nil {
+		return nil, err
+	}
+	if raw := slot.get(); raw != nil {
+		var r CallResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("decoding the result: %w", err)
+		}
+		if string(r.StructuredContent) == "null" {
+			r.StructuredContent = nil
+		}
+		if len(r.Content) == 0 || string(r.Content) == "null" {
+			r.Content = json.RawMessage(`[]`)
+		}
+		return &r, nil
+	}
+	r := &CallResult{IsError: res.IsError}
+	if r.Content, err = json.Marshal(res.Content); err != nil {
+		return nil, fmt.Errorf("encoding the result: %w", err)
+	}
+	if string(r.Content) == "null" {
+		r.Content = json.RawMessage(`[]`)
+	}
+	if res.StructuredContent != nil {
+		if r.StructuredContent, err = json.Marshal(res.StructuredContent); err != nil {
+			return nil, fmt.Errorf("encoding the result: %w", err)
+		}
+	}
+	return r, nil
 }
 
 // Close closes every session and stops every stdio server.

@@ -141,6 +141,23 @@ func TestPoolConcurrentCallsShareOneSession(t *testing.T) {
 	}
 }
 
+func TestPoolPassesResultsRaw(t *testing.T) {
+	srv := &mcptest.RawServer{Name: "fake", Version: "1", Tools: orderedTools}
+	srv.Call = func(context.Context, string, json.RawMessage) (any, error) {
+		// A content type go-sdk does not know would fail its decoding.
+		return json.RawMessage(`{"content":[{"type":"hologram","depth":3},{"type":"text","text":"hi"}],"structuredContent":{"z":1,"a":[true]},"isError":true}`), nil
+	}
+	p := NewPool(configOf(t, "fake"), inMemory(t, map[string]*mcptest.RawServer{"fake": srv}))
+	defer p.Close()
+	res, err := p.CallTool(context.Background(), "fake", "zeta", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(res.Content) != `[{"type":"hologram","depth":3},{"type":"text","text":"hi"}]` || string(res.StructuredContent) != `{"z":1,"a":[true]}` || !res.IsError || res.Text() != "hi" {
+		t.Errorf("got %+v", res)
+	}
+}
+
 func TestPoolUnknownServer(t *testing.T) {
 	p := NewPool(configOf(t, "a", "b"), PoolOptions{})
 	_, err := p.CallTool(context.Background(), "c", "x", nil)
@@ -193,7 +210,7 @@ func TestPoolReconnectsOnceWhenSessionLost(t *testing.T) {
 	if err != nil {
 		t.Fatalf("read-only call was not retried: %v", err)
 	}
-	if text := res.Content[0].(*mcp.TextContent).Text; text != "ok zeta" {
+	if text := res.Text(); text != "ok zeta" {
 		t.Errorf("got %q", text)
 	}
 	// A write tool is not retried: the error says why, and the next call reconnects.
@@ -253,6 +270,10 @@ func httpServer(t *testing.T) (streamURL, sseURL string, auth func() []string) {
 	t.Helper()
 	newServer := func(*http.Request) *mcp.Server {
 		s := mcp.NewServer(&mcp.Implementation{Name: "web", Version: "3"}, nil)
+		s.AddTool(&mcp.Tool{Name: "ordered", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: json.RawMessage(`{"z":1,"a":2}`)}, nil
+			})
 		s.AddTool(&mcp.Tool{Name: "hello", InputSchema: json.RawMessage(`{"type":"object","properties":{"who":{"type":"string"},"and":{"type":"string"}}}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 			func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -299,15 +320,24 @@ func TestPoolHTTPAndSSE(t *testing.T) {
 		// go-sdk's server re-encodes schemas; what matters is that the
 		// bytes we keep are the ones the server sent, not a re-encoding of
 		// our own decoded maps (which would put "and" before "who").
-		if len(raw) != 1 || !strings.Contains(string(raw[0]), `"who":{"type":"string"},"and"`) {
+		if len(raw) != 2 || !strings.Contains(string(raw[0]), `"who":{"type":"string"},"and"`) {
 			t.Errorf("%s: raw tools %s", st.Name, raw)
 		}
 		res, err := p.CallTool(context.Background(), st.Name, "hello", json.RawMessage(`{"who":"you"}`))
 		if err != nil {
 			t.Fatalf("%s: %v", st.Name, err)
 		}
-		if text := res.Content[0].(*mcp.TextContent).Text; text != `hello {"who":"you"}` {
+		if text := res.Text(); text != `hello {"who":"you"}` {
 			t.Errorf("%s: %q", st.Name, text)
+		}
+		// The result comes as the server sent it (go-sdk's decoding would
+		// sort the keys).
+		res, err = p.CallTool(context.Background(), st.Name, "ordered", nil)
+		if err != nil {
+			t.Fatalf("%s: %v", st.Name, err)
+		}
+		if string(res.StructuredContent) != `{"z":1,"a":2}` {
+			t.Errorf("%s: structured content %s, want the raw bytes", st.Name, res.StructuredContent)
 		}
 	}
 	for _, a := range auth() {
@@ -351,8 +381,14 @@ func TestStdioServerThatNeverAnswersIsStopped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// SIGKILL is delivered asynchronously: allow the kernel a moment
+	// (a guard, not a speed assertion).
 	for _, f := range strings.Fields(string(data)) {
 		pid, _ := strconv.Atoi(f)
+		deadline := time.Now().Add(10 * time.Second)
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
 		if alive(pid) {
 			t.Errorf("process %d is still running", pid)
 		}
@@ -415,7 +451,7 @@ func TestStdioEnvironmentIsExplicit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := res.Content[0].(*mcp.TextContent).Text
+	env := res.Text()
 	for _, want := range []string{"FROM_CONFIG=yes", "HOME=/home/x", "MCPCODE_TEST_SERVER=env"} {
 		if !strings.Contains(env, want) {
 			t.Errorf("server env lacks %s:\n%s", want, env)

@@ -2,7 +2,10 @@
 
 package servers
 
-import "os/exec"
+import (
+	"os/exec"
+	"time"
+)
 
 // setProcessGroup does nothing where process groups do not exist.
 func setProcessGroup(cmd *exec.Cmd) {}
@@ -13,3 +16,6 @@ func signalGroup(cmd *exec.Cmd, kill bool) {
 		_ = cmd.Process.Kill()
 	}
 }
+
+// waitGroupGone has nothing to wait for where process groups do not exist.
+func waitGroupGone(cmd *exec.Cmd, timeout time.Duration) {}

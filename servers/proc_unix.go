@@ -5,6 +5,7 @@ package servers
 import (
 	"os/exec"
 	"syscall"
+	"time"
 )
 
 // setProcessGroup makes the command the leader of a new process group, so
@@ -23,4 +24,16 @@ func signalGroup(cmd *exec.Cmd, kill bool) {
 		sig = syscall.SIGKILL
 	}
 	_ = syscall.Kill(-cmd.Process.Pid, sig)
+}
+
+// waitGroupGone waits until no process of the command's group is left, or
+// the timeout passes.
+func waitGroupGone(cmd *exec.Cmd, timeout time.Duration) {
+	if cmd.Process == nil {
+		return
+	}
+	deadline := time.Now().Add(timeout)
+	for syscall.Kill(-cmd.Process.Pid, 0) == nil && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
 }

@@ -154,6 +154,7 @@ func (p *process) stop() {
 	// Whatever the leader did, children it left behind go too.
 	signalGroup(p.cmd, true)
 	<-p.exited
+	waitGroupGone(p.cmd, time.Second)
 	p.stdout.Close()
 }
 
