@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mcpcode/mcpcode/runtime"
 	"github.com/mcpcode/mcpcode/servers"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -31,6 +32,8 @@ type app struct {
 	stderr io.Writer
 	// dial replaces the real transports in tests (in-process servers).
 	dial func(context.Context, servers.ServerConfig) (mcp.Transport, error)
+	// workers replaces the worker pool in tests (the test binary is the worker).
+	workers func() *runtime.WorkerPool
 }
 
 type command struct {
@@ -47,8 +50,11 @@ func commands() []command {
 		{name: "servers", summary: "connect to the servers in mcp.json and show their status", run: cmdServers},
 		{name: "tools", summary: "list the tools of the servers", run: cmdTools},
 		{name: "gen", summary: "generate the typed TypeScript tree (servers/) from the servers", run: cmdGen},
+		{name: "run", summary: "run a TypeScript program against the tree, sandboxed", run: cmdRun},
+		{name: "skills", summary: "propose, review, approve and verify skills", run: cmdSkills},
 		{name: "demo-server", summary: "serve a built-in demo MCP server over stdio", run: cmdDemoServer},
 		{name: "version", summary: "print the version", run: cmdVersion},
+		{name: workerCommand, summary: "run one program as a worker process (internal)", hidden: true, run: cmdWorker},
 	}
 }
 

@@ -1,0 +1,319 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mcpcode/mcpcode/skills"
+)
+
+const skillsUsage = `Usage: mcpcode skills <command> [flags]
+
+An agent proposes a program as a skill; a person reviews and decides. A proposal runs nothing and
+grants nothing. An approved skill (skills/<name>/SKILL.md and index.ts) is read-only and runs with
+the caller's permissions, unless a person approves it with --allow-write.
+
+Commands:
+  propose   --name NAME --description TEXT --rationale TEXT [--input-schema FILE] [--git] PROGRAM.ts
+            check a program (bundled, never run) and store it as a pending proposal, or with --git
+            commit it laid out as approved on a new branch skill/<name> for a pull request
+  list      approved, pending and dismissed skills
+  show      NAME: the review card: what it does, why, the tools it calls, its input, the program
+  approve   NAME [--allow-write]: install a pending proposal as skills/<name>/
+  dismiss   NAME: set a pending proposal aside
+  verify    check every skill under skills/ (for CI); exits 1 with one line per problem
+
+Every command takes --dir WORKSPACE (default: the current directory) and -h.`
+
+func cmdSkills(a *app, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(a.stderr, skillsUsage)
+		return exitUsage
+	}
+	sub := map[string]func(*app, []string) int{
+		"propose": cmdSkillsPropose, "list": cmdSkillsList, "show": cmdSkillsShow,
+		"approve": cmdSkillsApprove, "dismiss": cmdSkillsDismiss, "verify": cmdSkillsVerify,
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintln(a.stdout, skillsUsage)
+		return exitOK
+	}
+	run, ok := sub[args[0]]
+	if !ok {
+		fmt.Fprintf(a.stderr, "mcpcode skills: unknown command %q\n\n%s\n", args[0], skillsUsage)
+		return exitUsage
+	}
+	return run(a, args[1:])
+}
+
+// skillsWorkspace resolves --dir.
+func skillsWorkspace(dir string) (skills.Workspace, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return skills.Workspace{}, err
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return skills.Workspace{}, fmt.Errorf("--dir %s is not a directory", dir)
+	}
+	return skills.NewWorkspace(abs), nil
+}
+
+func cmdSkillsPropose(a *app, args []string) int {
+	fs := a.flags("skills propose", "--name NAME --description TEXT --rationale TEXT [--input-schema FILE] [--git] PROGRAM.ts",
+		"Checks a program without running it (name, description, input schema; it must bundle against the\n"+
+			"tree, approved skills and mcpcode: modules) and stores it as a pending proposal in\n"+
+			"skills/.proposals/<name>/, replacing a pending proposal of that name. With --git it is instead\n"+
+			"committed, laid out as approved, on a new branch skill/<name>; the working tree is untouched.")
+	dir := fs.String("dir", ".", "the workspace")
+	var o skills.ProposeOptions
+	fs.StringVar(&o.Name, "name", "", "the skill's name: 1-64 lowercase letters, digits and hyphens")
+	fs.StringVar(&o.Description, "description", "", "what the skill does and when to use it (at most 1024 characters)")
+	fs.StringVar(&o.Rationale, "rationale", "", "why it deserves to be a skill")
+	schemaFile := fs.String("input-schema", "", "a JSON Schema file describing the input object")
+	useGit := fs.Bool("git", false, "commit the skill on a new branch skill/<name> for a pull request instead")
+	rest, code, ok := parse(fs, args)
+	if !ok {
+		return code
+	}
+	if len(rest) != 1 {
+		return a.usageError("skills propose", "give one program file (or - for stdin)")
+	}
+	ws, err := skillsWorkspace(*dir)
+	if err != nil {
+		return a.usageError("skills propose", "%v", err)
+	}
+	if rest[0] == "-" {
+		o.Program, err = io.ReadAll(a.stdin)
+	} else {
+		o.ProgramPath = rest[0]
+		o.Program, err = os.ReadFile(rest[0])
+	}
+	if err != nil {
+		return a.usageError("skills propose", "reading the program: %v", err)
+	}
+	if *schemaFile != "" {
+		if o.InputSchema, err = os.ReadFile(*schemaFile); err != nil {
+			return a.usageError("skills propose", "reading the input schema: %v", err)
+		}
+	}
+	if *useGit {
+		gp, err := ws.ProposeGit(a.ctx, o)
+		if err != nil {
+			return a.fail("skills propose", err)
+		}
+		fmt.Fprintf(a.stdout, "Committed skill %q as %s on the new branch %s (your working tree and branch are untouched):\n", o.Name, gp.Commit[:12], gp.Branch)
+		for _, f := range gp.Files {
+			fmt.Fprintf(a.stdout, "  %s\n", f)
+		}
+		fmt.Fprintf(a.stdout, "Push it and open a pull request; CI should run `mcpcode skills verify`.\n")
+		return exitOK
+	}
+	res, err := ws.Propose(o)
+	if err != nil {
+		return a.fail("skills propose", err)
+	}
+	p := res.Proposal
+	verb := "Proposed"
+	if res.Replaced {
+		verb = "Replaced the pending proposal with"
+	}
+	fmt.Fprintf(a.stdout, "%s skill %q (pending review; nothing was run or granted).\n", verb, p.Name)
+	if res.UpdatesApproved {
+		fmt.Fprintf(a.stdout, "An approved skill %q exists: approving this proposal replaces it.\n", p.Name)
+	}
+	fmt.Fprintf(a.stdout, "It calls: %s\n", describeTools(p.Tools, p.Dynamic))
+	fmt.Fprintf(a.stdout, "A person reviews it with: mcpcode skills show %s\n", p.Name)
+	return exitOK
+}
+
+func describeTools(tools []skills.ToolUse, dynamic []string) string {
+	var parts []string
+	for _, t := range tools {
+		note := "read-only"
+		switch {
+		case !t.Known:
+			note = "unknown"
+		case !t.ReadOnly:
+			note = "not read-only"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", t, note))
+	}
+	for _, d := range dynamic {
+		parts = append(parts, d+" (unverifiable)")
+	}
+	if len(parts) == 0 {
+		return "no tools"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func cmdSkillsList(a *app, args []string) int {
+	fs := a.flags("skills list", "[--dir WORKSPACE] [--json]", "Lists approved, pending and dismissed skills.")
+	dir := fs.String("dir", ".", "the workspace")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, code, ok := parse(fs, args); !ok {
+		return code
+	}
+	ws, err := skillsWorkspace(*dir)
+	if err != nil {
+		return a.usageError("skills list", "%v", err)
+	}
+	entries, err := ws.List()
+	if err != nil {
+		return a.fail("skills list", err)
+	}
+	if *asJSON {
+		if entries == nil {
+			entries = []skills.Entry{}
+		}
+		writeJSON(a.stdout, map[string]any{"skills": entries})
+		return exitOK
+	}
+	if len(entries) == 0 {
+		fmt.Fprintln(a.stdout, "No skills yet. An agent proposes one with: mcpcode skills propose --name NAME --description TEXT --rationale TEXT PROGRAM.ts")
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SKILL\tSTATUS\tACCESS\tDESCRIPTION")
+	for _, e := range entries {
+		access := "read-only"
+		if e.Write {
+			access = "write granted"
+		}
+		if e.Status != skills.StatusApproved {
+			access = "-"
+		}
+		desc := e.Description
+		if e.Problem != "" {
+			desc = "PROBLEM: " + e.Problem
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, e.Status, access, truncate(desc, 80))
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func cmdSkillsShow(a *app, args []string) int {
+	fs := a.flags("skills show", "NAME [--dir WORKSPACE] [--json]", "Prints the review card of a proposal or a skill.")
+	dir := fs.String("dir", ".", "the workspace")
+	asJSON := fs.Bool("json", false, "print JSON")
+	rest, code, ok := parse(fs, args)
+	if !ok {
+		return code
+	}
+	if len(rest) != 1 {
+		return a.usageError("skills show", "give one skill name")
+	}
+	ws, err := skillsWorkspace(*dir)
+	if err != nil {
+		return a.usageError("skills show", "%v", err)
+	}
+	card, err := ws.Show(rest[0])
+	if err != nil {
+		return a.fail("skills show", err)
+	}
+	if *asJSON {
+		writeJSON(a.stdout, card)
+	} else {
+		fmt.Fprint(a.stdout, card.Render())
+	}
+	return exitOK
+}
+
+func cmdSkillsApprove(a *app, args []string) int {
+	fs := a.flags("skills approve", "NAME [--allow-write] [--dir WORKSPACE]",
+		"Installs a pending proposal as skills/<name>/ (SKILL.md, index.ts) after checking that the program\n"+
+			"is the one proposed, that every tool it calls exists, and that it calls only read-only tools\n"+
+			"unless --allow-write grants more (recorded in SKILL.md).")
+	dir := fs.String("dir", ".", "the workspace")
+	allowWrite := fs.Bool("allow-write", false, "grant the skill calls to tools that are not read-only")
+	rest, code, ok := parse(fs, args)
+	if !ok {
+		return code
+	}
+	if len(rest) != 1 {
+		return a.usageError("skills approve", "give one skill name")
+	}
+	ws, err := skillsWorkspace(*dir)
+	if err != nil {
+		return a.usageError("skills approve", "%v", err)
+	}
+	by := os.Getenv("USER")
+	res, err := ws.Approve(rest[0], skills.ApproveOptions{AllowWrite: *allowWrite, ApprovedBy: by})
+	if err != nil {
+		return a.fail("skills approve", err)
+	}
+	access := "read-only"
+	if res.Write {
+		access = "with write access"
+	}
+	fmt.Fprintf(a.stdout, "Approved %q (%s): %s\n", res.Name, access, rel(ws.Root, res.Dir))
+	fmt.Fprintf(a.stdout, "Use it: import %s from \"skills/%s\";  or: mcpcode run --skill %s --input '{}'\n", skills.Identifier(res.Name), res.Name, res.Name)
+	if len(res.Dynamic) > 0 {
+		fmt.Fprintf(a.stdout, "Note: %d call(s) could not be verified statically; the runtime checks them on every call.\n", len(res.Dynamic))
+	}
+	return exitOK
+}
+
+func cmdSkillsDismiss(a *app, args []string) int {
+	fs := a.flags("skills dismiss", "NAME [--dir WORKSPACE]", "Moves a pending proposal to skills/.dismissed/.")
+	dir := fs.String("dir", ".", "the workspace")
+	rest, code, ok := parse(fs, args)
+	if !ok {
+		return code
+	}
+	if len(rest) != 1 {
+		return a.usageError("skills dismiss", "give one skill name")
+	}
+	ws, err := skillsWorkspace(*dir)
+	if err != nil {
+		return a.usageError("skills dismiss", "%v", err)
+	}
+	if err := ws.Dismiss(rest[0]); err != nil {
+		return a.fail("skills dismiss", err)
+	}
+	fmt.Fprintf(a.stdout, "Dismissed %q; it cannot run.\n", rest[0])
+	return exitOK
+}
+
+func cmdSkillsVerify(a *app, args []string) int {
+	fs := a.flags("skills verify", "[--dir WORKSPACE] [--json]",
+		"Checks every skill under skills/: SKILL.md present with valid frontmatter, name equal to its\n"+
+			"directory, index.ts as approved, the program bundling, its tools existing in servers/, and write\n"+
+			"tools only where SKILL.md grants write. Exits 1 with one line per problem.")
+	dir := fs.String("dir", ".", "the workspace")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, code, ok := parse(fs, args); !ok {
+		return code
+	}
+	ws, err := skillsWorkspace(*dir)
+	if err != nil {
+		return a.usageError("skills verify", "%v", err)
+	}
+	problems, err := ws.Verify()
+	if err != nil {
+		return a.fail("skills verify", err)
+	}
+	if *asJSON {
+		if problems == nil {
+			problems = []skills.Problem{}
+		}
+		writeJSON(a.stdout, map[string]any{"ok": len(problems) == 0, "problems": problems})
+	} else {
+		for _, p := range problems {
+			fmt.Fprintln(a.stdout, p)
+		}
+		if len(problems) == 0 {
+			fmt.Fprintln(a.stdout, "All skills verified.")
+		}
+	}
+	if len(problems) > 0 {
+		return exitFailure
+	}
+	return exitOK
+}

@@ -1,0 +1,163 @@
+package runtime
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/file"
+)
+
+// analyzeCalls finds, in the parsed bundle, every use of the scopes' call
+// functions: calls with literal server and tool names become ToolRefs with
+// their scope; any other use (non-literal arguments, the function aliased or
+// passed around) is reported as "file:line" of the original source. Because
+// esbuild tree-shakes, only tools the program can actually reach remain.
+func analyzeCalls(prg *ast.Program, scopes []*scope) ([]ToolRef, []string) {
+	a := &callAnalyzer{file: prg.File, byName: map[string]*scope{}, calls: map[ToolRef]bool{}, dynamic: map[string]bool{}}
+	for _, s := range scopes {
+		a.byName[s.callName] = s
+	}
+	a.walk(reflect.ValueOf(prg), 0)
+	calls := make([]ToolRef, 0, len(a.calls))
+	for c := range a.calls {
+		calls = append(calls, c)
+	}
+	slices.SortFunc(calls, func(x, y ToolRef) int {
+		if c := strings.Compare(x.Scope, y.Scope); c != 0 {
+			return c
+		}
+		if c := strings.Compare(x.Server, y.Server); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Tool, y.Tool)
+	})
+	dynamic := make([]string, 0, len(a.dynamic))
+	for d := range a.dynamic {
+		dynamic = append(dynamic, d)
+	}
+	slices.Sort(dynamic)
+	return calls, dynamic
+}
+
+type callAnalyzer struct {
+	file    *file.File
+	byName  map[string]*scope
+	calls   map[ToolRef]bool
+	dynamic map[string]bool
+}
+
+// maxASTDepth bounds the walk; esbuild's output of any sane program is far
+// shallower.
+const maxASTDepth = 10000
+
+var (
+	callExprType = reflect.TypeOf(&ast.CallExpression{})
+	identType    = reflect.TypeOf(&ast.Identifier{})
+	bindingType  = reflect.TypeOf(&ast.Binding{})
+	fileType     = reflect.TypeOf(&file.File{})
+)
+
+// walk visits every node of the AST by reflection (goja's ast package has no
+// visitor), treating call expressions, identifiers and bindings specially.
+func (a *callAnalyzer) walk(v reflect.Value, depth int) {
+	if depth > maxASTDepth {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Interface:
+		if !v.IsNil() {
+			a.walk(v.Elem(), depth+1)
+		}
+	case reflect.Pointer:
+		if v.IsNil() {
+			return
+		}
+		switch v.Type() {
+		case fileType:
+			return
+		case callExprType:
+			a.call(v.Interface().(*ast.CallExpression), depth)
+			return
+		case identType:
+			a.ident(v.Interface().(*ast.Identifier))
+			return
+		case bindingType:
+			bnd := v.Interface().(*ast.Binding)
+			if id, ok := bnd.Target.(*ast.Identifier); ok && a.byName[id.Name.String()] != nil {
+				// The declaration of the call function itself.
+				a.walk(reflect.ValueOf(bnd.Initializer), depth+1)
+				return
+			}
+		}
+		a.walk(v.Elem(), depth+1)
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				a.walk(v.Field(i), depth+1)
+			}
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			a.walk(v.Index(i), depth+1)
+		}
+	}
+}
+
+// call records a call of a call function with literal names, or flags it.
+func (a *callAnalyzer) call(c *ast.CallExpression, depth int) {
+	id, ok := c.Callee.(*ast.Identifier)
+	if sc := a.scopeOf(id, ok); sc != nil {
+		server, ok1 := literalString(c.ArgumentList, 0)
+		tool, ok2 := literalString(c.ArgumentList, 1)
+		if ok1 && ok2 {
+			a.calls[ToolRef{Server: server, Tool: tool, Scope: sc.skill}] = true
+		} else {
+			a.flag(id.Idx)
+		}
+	} else {
+		a.walk(reflect.ValueOf(c.Callee), depth+1)
+	}
+	for _, arg := range c.ArgumentList {
+		a.walk(reflect.ValueOf(arg), depth+1)
+	}
+}
+
+// ident flags any other reference to a call function: it escapes.
+func (a *callAnalyzer) ident(id *ast.Identifier) {
+	if a.scopeOf(id, true) != nil {
+		a.flag(id.Idx)
+	}
+}
+
+func (a *callAnalyzer) scopeOf(id *ast.Identifier, ok bool) *scope {
+	if !ok || id == nil {
+		return nil
+	}
+	return a.byName[id.Name.String()]
+}
+
+// flag records the original file:line of a bundle position.
+func (a *callAnalyzer) flag(idx file.Idx) {
+	p := a.file.Position(int(idx) - a.file.Base())
+	a.dynamic[fmt.Sprintf("%s:%d", p.Filename, p.Line)] = true
+}
+
+// literalString returns argument i when it is a string literal (or a
+// template literal without substitutions).
+func literalString(args []ast.Expression, i int) (string, bool) {
+	if i >= len(args) {
+		return "", false
+	}
+	switch e := args[i].(type) {
+	case *ast.StringLiteral:
+		return e.Value.String(), true
+	case *ast.TemplateLiteral:
+		if e.Tag == nil && len(e.Expressions) == 0 && len(e.Elements) == 1 && e.Elements[0].Valid {
+			return e.Elements[0].Parsed.String(), true
+		}
+	}
+	return "", false
+}

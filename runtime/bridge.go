@@ -1,0 +1,269 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// toolCatalog caches, for one run, each server's tools (looked up on first
+// use, so a run starts only the servers it calls) and each tool's compiled
+// input schema. Safe for concurrent use by the call goroutines.
+type toolCatalog struct {
+	caller ToolCaller
+
+	mu      sync.Mutex
+	servers map[string]*serverEntry
+	schemas map[string]*schemaEntry
+}
+
+type serverEntry struct {
+	once  sync.Once
+	tools map[string]ToolInfo
+	names []string
+	err   error
+}
+
+type schemaEntry struct {
+	once   sync.Once
+	schema *inputSchema
+}
+
+func newToolCatalog(c ToolCaller) *toolCatalog {
+	return &toolCatalog{caller: c, servers: map[string]*serverEntry{}, schemas: map[string]*schemaEntry{}}
+}
+
+func (c *toolCatalog) server(ctx context.Context, name string) *serverEntry {
+	c.mu.Lock()
+	e, ok := c.servers[name]
+	if !ok {
+		e = &serverEntry{}
+		c.servers[name] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() {
+		tools, err := c.caller.Tools(ctx, name)
+		if err != nil {
+			e.err = err
+			return
+		}
+		e.tools = make(map[string]ToolInfo, len(tools))
+		for _, t := range tools {
+			e.tools[t.Name] = t
+			e.names = append(e.names, t.Name)
+		}
+	})
+	return e
+}
+
+func (c *toolCatalog) schema(server string, info ToolInfo) *inputSchema {
+	key := server + "\x00" + info.Name
+	c.mu.Lock()
+	e, ok := c.schemas[key]
+	if !ok {
+		e = &schemaEntry{}
+		c.schemas[key] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.schema = compileInputSchema(info.InputSchema) })
+	return e.schema
+}
+
+// callOutcome is what one call goroutine hands back to the VM goroutine.
+type callOutcome struct {
+	result shapedResult
+	// kind is "" on success, else the ToolError kind.
+	kind    string
+	message string
+	bytes   int64
+}
+
+// perform does one call off the VM goroutine: look the tool up, check the
+// scope's permission, validate the arguments, call, and shape the result.
+// Nothing is sent upstream unless every check passed.
+func (c *toolCatalog) perform(ctx context.Context, sc *scopeDescriptor, server, tool string, args json.RawMessage) callOutcome {
+	srv := c.server(ctx, server)
+	if srv.err != nil {
+		if errors.Is(srv.err, ErrUnknownServer) {
+			return callOutcome{kind: KindValidation, message: srv.err.Error()}
+		}
+		return callOutcome{kind: KindTransport, message: fmt.Sprintf("listing the tools of server %q: %v", server, srv.err)}
+	}
+	info, ok := srv.tools[tool]
+	if !ok {
+		return callOutcome{kind: KindValidation, message: unknownToolMessage(server, tool, srv.names)}
+	}
+	if sc != nil && !sc.Write && !info.ReadOnly {
+		return callOutcome{kind: KindPermission, message: permissionMessage(sc, server, tool)}
+	}
+	if problems := c.schema(server, info).problems(args); len(problems) > 0 {
+		return callOutcome{kind: KindValidation, message: validationMessage(server, tool, problems)}
+	}
+	res, err := c.caller.CallTool(ctx, server, tool, args)
+	if err != nil {
+		return callOutcome{kind: KindTransport, message: fmt.Sprintf("calling %s.%s: %v", server, tool, err)}
+	}
+	if res == nil {
+		return callOutcome{kind: KindTransport, message: fmt.Sprintf("calling %s.%s: no result", server, tool)}
+	}
+	n := int64(len(res.Content) + len(res.StructuredContent))
+	shaped, err := shapeToolResult(info, res)
+	if err != nil {
+		return callOutcome{kind: KindTransport, message: fmt.Sprintf("calling %s.%s: %v", server, tool, err), bytes: n}
+	}
+	if shaped.failed {
+		return callOutcome{kind: KindTool, message: shaped.message, result: shaped, bytes: n}
+	}
+	return callOutcome{result: shaped, bytes: n}
+}
+
+func unknownToolMessage(server, tool string, names []string) string {
+	msg := fmt.Sprintf("unknown tool %q on server %q", tool, server)
+	if best := closestNames(tool, names, 3); len(best) > 0 {
+		return msg + fmt.Sprintf(" (did you mean %s?)", strings.Join(quoteEach(best), " or "))
+	}
+	if len(names) == 0 {
+		return msg + "; the server has no tools"
+	}
+	shown := names
+	if len(shown) > 10 {
+		shown = shown[:10]
+	}
+	return msg + "; its tools include " + strings.Join(shown, ", ")
+}
+
+func quoteEach(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = fmt.Sprintf("%q", n)
+	}
+	return out
+}
+
+func permissionMessage(sc *scopeDescriptor, server, tool string) string {
+	if len(sc.Skills) <= 1 {
+		return fmt.Sprintf("skill %q may not call %s.%s: the tool is not read-only and the skill's SKILL.md does not grant write (approve with --allow-write)", sc.Skill, server, tool)
+	}
+	return fmt.Sprintf("skill %q may not call %s.%s: the tool is not read-only and not every skill it runs under (%s) grants write in its SKILL.md (approve with --allow-write)", sc.Skill, server, tool, strings.Join(sc.Skills, ", "))
+}
+
+func validationMessage(server, tool string, problems []string) string {
+	if len(problems) == 1 {
+		return fmt.Sprintf("invalid arguments for %s.%s (nothing was sent): %s", server, tool, problems[0])
+	}
+	return fmt.Sprintf("invalid arguments for %s.%s (nothing was sent):\n  %s", server, tool, strings.Join(problems, "\n  "))
+}
+
+// newCaller returns the native call function of one scope (sc nil: the
+// program's own, with the caller's full rights).
+func (r *run) newCaller(sc *scopeDescriptor) func(goja.FunctionCall) goja.Value {
+	return func(call goja.FunctionCall) goja.Value {
+		promise, resolve, reject := r.vm.NewPromise()
+		frames := r.vm.CaptureCallStack(32, nil)
+		serverV, toolV := call.Argument(0), call.Argument(1)
+		server, tool := serverV.String(), toolV.String()
+		fail := func(kind, msg string) goja.Value {
+			_ = reject(r.newToolError(kind, msg, server, tool, "", frames))
+			return r.vm.ToValue(promise)
+		}
+		if !goja.IsString(serverV) || !goja.IsString(toolV) {
+			return fail(KindValidation, "callMCPTool(server, tool, args): server and tool must be strings")
+		}
+		r.callsStarted++
+		if r.callsStarted > r.lim.MaxToolCalls {
+			return fail(KindLimit, r.lim.limitMessage(LimitToolCalls))
+		}
+		args, msg := r.argumentsJSON(call.Argument(2))
+		if msg != "" {
+			return fail(KindValidation, fmt.Sprintf("invalid arguments for %s.%s (nothing was sent): %s", server, tool, msg))
+		}
+		idx := r.calls.start(server, tool)
+		r.loop.callsInFlight++
+		started := time.Now()
+		go func() {
+			out := r.catalog.perform(r.ctx, sc, server, tool, args)
+			r.calls.finish(idx, time.Since(started), out.kind == "", out.bytes)
+			r.loop.post(func() error {
+				r.loop.callsInFlight--
+				return r.settleCall(out, resolve, reject, server, tool, frames)
+			})
+		}()
+		return r.vm.ToValue(promise)
+	}
+}
+
+// argumentsJSON serializes a call's arguments with the VM's own
+// JSON.stringify; they must be an object (undefined and null mean {}).
+func (r *run) argumentsJSON(v goja.Value) (json.RawMessage, string) {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return json.RawMessage("{}"), ""
+	}
+	obj, ok := v.(*goja.Object)
+	if !ok || obj.ClassName() == "Array" {
+		return nil, "/: the arguments must be an object"
+	}
+	if _, callable := goja.AssertFunction(obj); callable {
+		return nil, "/: the arguments must be an object"
+	}
+	s, err := r.intr.stringify(goja.Undefined(), obj)
+	if err != nil {
+		if isUncatchable(err) {
+			panic(err) // an interrupt or stack overflow unwinds the VM
+		}
+		var ex *goja.Exception
+		if errors.As(err, &ex) {
+			return nil, "/: the arguments cannot be converted to JSON: " + ex.Value().String()
+		}
+		return nil, "/: the arguments cannot be converted to JSON: " + err.Error()
+	}
+	return json.RawMessage(s.String()), ""
+}
+
+// settleCall resolves or rejects a call's promise on the VM goroutine.
+func (r *run) settleCall(out callOutcome, resolve, reject func(any) error, server, tool string, frames []goja.StackFrame) error {
+	if out.kind == "" {
+		v, err := r.intr.parse(goja.Undefined(), r.vm.ToValue(out.result.value))
+		if err != nil {
+			if isUncatchable(err) {
+				return err
+			}
+			return reject(r.newToolError(KindTransport, fmt.Sprintf("calling %s.%s: the result is not valid JSON", server, tool), server, tool, "", frames))
+		}
+		return resolve(v)
+	}
+	return reject(r.newToolError(out.kind, out.message, server, tool, out.result.value, frames))
+}
+
+// newToolError builds a ToolError whose stack is where the call was made.
+func (r *run) newToolError(kind, msg, server, tool, resultJSON string, frames []goja.StackFrame) *goja.Object {
+	result := goja.Undefined()
+	if resultJSON != "" {
+		if v, err := r.intr.parse(goja.Undefined(), r.vm.ToValue(resultJSON)); err == nil {
+			result = v
+		}
+	}
+	obj, err := r.vm.New(r.intr.toolError, r.vm.ToValue(msg), r.vm.ToValue(kind), r.vm.ToValue(server), r.vm.ToValue(tool), result)
+	if err != nil {
+		if isUncatchable(err) {
+			panic(err)
+		}
+		obj = r.vm.NewTypeError(msg)
+	}
+	_ = obj.DefineDataProperty("stack", r.vm.ToValue(framesStack("ToolError: "+msg, frames)), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	if kind == KindLimit {
+		r.tagged[obj] = LimitToolCalls
+	}
+	return obj
+}
+
+func isUncatchable(err error) bool {
+	var ie *goja.InterruptedError
+	var so *goja.StackOverflowError
+	return errors.As(err, &ie) || errors.As(err, &so)
+}

@@ -1,0 +1,267 @@
+package runtime
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+// BundleOptions says what to bundle.
+type BundleOptions struct {
+	// Workspace is the workspace root (absolute).
+	Workspace string
+	// Entry is the program's path, absolute or relative to the current
+	// directory; it must lie inside Workspace unless Source is set. With
+	// Source it only names the program (e.g. "stdin.ts" at the workspace
+	// root), and relative imports resolve from the named location.
+	Entry string
+	// Source is the program text when it comes from stdin or an API.
+	Source []byte
+	// Skills says which approved skills may be imported; nil means none.
+	Skills SkillPolicy
+}
+
+// bundleFileName is the script name goja sees. It is relative on purpose:
+// goja resolves source-map URLs against it.
+const bundleFileName = "mcpcode-bundle.js"
+
+// goSupported lowers the syntax goja lacks.
+var goSupported = map[string]bool{
+	"async-generator": false,
+	"for-await":       false,
+	"using":           false,
+	"decorators":      false,
+	"import-meta":     false,
+	"dynamic-import":  false,
+	"hashbang":        false,
+}
+
+// Bundle bundles a program and its imports into one script for Run. The
+// error is a *BundleError whose diagnostics carry workspace-relative
+// positions.
+func Bundle(opts BundleOptions) (*Program, error) {
+	ws, err := workspaceRoot(opts.Workspace)
+	if err != nil {
+		return nil, bundleErrorf("", "%v", err)
+	}
+	entry, err := entryPath(ws, opts)
+	if err != nil {
+		return nil, bundleErrorf(opts.Entry, "%v", err)
+	}
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return nil, bundleErrorf("", "opening workspace: %v", err)
+	}
+	defer root.Close()
+
+	b := &build{
+		ws:     ws,
+		root:   root,
+		entry:  entry,
+		source: opts.Source,
+		host:   "__mcpcode_" + randomHex(8),
+		res:    newResolver(ws, opts.Skills),
+	}
+	out := api.Build(api.BuildOptions{
+		EntryPoints:    []string{"mcpcode-entry"},
+		Bundle:         true,
+		Write:          false,
+		Format:         api.FormatESModule,
+		Platform:       api.PlatformNeutral,
+		Target:         api.ESNext,
+		Supported:      goSupported,
+		Sourcemap:      api.SourceMapExternal,
+		SourcesContent: api.SourcesContentExclude,
+		Outfile:        filepath.Join(ws, bundleFileName),
+		AbsWorkingDir:  ws,
+		LogLevel:       api.LogLevelSilent,
+		LegalComments:  api.LegalCommentsNone,
+		Charset:        api.CharsetUTF8,
+		TsconfigRaw:    "{}",
+		Plugins:        []api.Plugin{{Name: "mcpcode", Setup: b.setup}},
+	})
+	if len(out.Errors) > 0 {
+		return nil, b.diagnostics(out.Errors)
+	}
+	var js, rawMap []byte
+	for _, f := range out.OutputFiles {
+		switch {
+		case strings.HasSuffix(f.Path, ".map"):
+			rawMap = f.Contents
+		case strings.HasSuffix(f.Path, ".js"):
+			js = f.Contents
+		}
+	}
+	sm, err := parseSourceMap(rawMap)
+	if err != nil {
+		return nil, bundleErrorf(entry, "%v", err)
+	}
+	code := wrapBundle(b.host, js, sm.encode(b.sourceName, 1))
+
+	ast, err := parser.ParseFile(nil, bundleFileName, code, 0, parser.WithSourceMapLoader(refuseSourceMapFile))
+	if err != nil {
+		return nil, compileDiagnostics(err, sm, b.sourceName)
+	}
+	compiled, err := goja.CompileAST(ast, true)
+	if err != nil {
+		return nil, compileDiagnostics(err, sm, b.sourceName)
+	}
+	p := &Program{Code: code, Entry: entry, compiled: compiled}
+	p.Calls, p.Dynamic = analyzeCalls(ast, b.res.scopes.list)
+	p.Skills = b.res.scopes.skillNames()
+	return p, nil
+}
+
+// wrapBundle wraps esbuild's ESM output (which has no imports or exports
+// left) in an async arrow function, so that top-level await works, whose one
+// parameter is the host object; the source map goes inline on the last
+// line, the only place goja looks for it.
+func wrapBundle(host string, js, mapJSON []byte) string {
+	var b strings.Builder
+	b.Grow(len(js) + len(mapJSON)*4/3 + 128)
+	b.WriteString("(async (" + host + ") => {\n")
+	b.Write(js)
+	b.WriteString("\n})\n//# sourceMappingURL=data:application/json;base64,")
+	b.WriteString(base64.StdEncoding.EncodeToString(mapJSON))
+	b.WriteString("\n")
+	return b.String()
+}
+
+// refuseSourceMapFile keeps goja from reading any file named by a
+// sourceMappingURL comment; the bundle's own map is inline.
+func refuseSourceMapFile(string) ([]byte, error) {
+	return nil, errors.New("mcpcode reads only inline source maps")
+}
+
+// build is the state of one Bundle call shared by the plugin callbacks.
+type build struct {
+	ws     string
+	root   *os.Root
+	entry  string
+	source []byte
+	host   string
+	res    *resolver
+}
+
+func (b *build) setup(pb api.PluginBuild) {
+	pb.OnResolve(api.OnResolveOptions{Filter: ".*"}, b.onResolve)
+	pb.OnLoad(api.OnLoadOptions{Filter: ".*"}, b.onLoad)
+}
+
+// onResolve never calls esbuild's own resolver (which would recurse into
+// this callback): every path is decided here.
+func (b *build) onResolve(a api.OnResolveArgs) (api.OnResolveResult, error) {
+	if a.Kind == api.ResolveEntryPoint {
+		return api.OnResolveResult{Path: "entry", Namespace: nsVirtual}, nil
+	}
+	if a.Namespace == nsVirtual && a.Importer == "entry" && a.Path == entrySpecifier {
+		return api.OnResolveResult{Path: b.entry, Namespace: b.res.scopes.program().namespace}, nil
+	}
+	fail := func(err error) (api.OnResolveResult, error) {
+		return api.OnResolveResult{Errors: []api.Message{{Text: err.Error()}}}, nil
+	}
+	switch a.Kind {
+	case api.ResolveJSRequireCall, api.ResolveJSRequireResolve:
+		return fail(fmt.Errorf("require(%q) is not available: use a static import at the top of the file", a.Path))
+	case api.ResolveJSDynamicImport:
+		return fail(fmt.Errorf("dynamic import(%q) is not available: use a static import at the top of the file", a.Path))
+	}
+	b.res.mu.Lock()
+	from, ok := b.res.scopes.byNamespace[a.Namespace]
+	b.res.mu.Unlock()
+	if !ok {
+		return fail(fmt.Errorf("import %q from %s: virtual modules import nothing", a.Path, a.Importer))
+	}
+	r, err := b.res.resolve(from, a.Importer, a.Path)
+	if err != nil {
+		return fail(err)
+	}
+	if r.virtual == "runtime" {
+		return api.OnResolveResult{Path: fmt.Sprintf("runtime/%d", r.scope.index), Namespace: nsVirtual}, nil
+	}
+	if r.virtual == "fs" {
+		return api.OnResolveResult{Path: "fs", Namespace: nsVirtual}, nil
+	}
+	return api.OnResolveResult{Path: r.rel, Namespace: r.scope.namespace}, nil
+}
+
+// onLoad serves the virtual modules and reads workspace files itself,
+// through an os.Root so the OS refuses anything outside the workspace.
+func (b *build) onLoad(a api.OnLoadArgs) (api.OnLoadResult, error) {
+	if a.Namespace == nsVirtual {
+		var src string
+		switch {
+		case a.Path == "entry":
+			src = entryModule(b.host)
+		case a.Path == "fs":
+			src = fsModule(b.host)
+		case strings.HasPrefix(a.Path, "runtime/"):
+			var idx int
+			fmt.Sscanf(a.Path, "runtime/%d", &idx)
+			b.res.mu.Lock()
+			sc := b.res.scopes.list[idx]
+			b.res.mu.Unlock()
+			src = runtimeModule(b.host, sc)
+		default:
+			return api.OnLoadResult{}, fmt.Errorf("unknown virtual module %q", a.Path)
+		}
+		return api.OnLoadResult{Contents: &src, Loader: api.LoaderJS}, nil
+	}
+	var src string
+	if a.Path == b.entry && b.source != nil {
+		src = string(b.source)
+	} else {
+		data, err := b.root.ReadFile(filepath.FromSlash(a.Path))
+		if err != nil {
+			return api.OnLoadResult{Errors: []api.Message{{Text: fmt.Sprintf("reading %s: %v", a.Path, unwrapPathError(err))}}}, nil
+		}
+		src = string(data)
+	}
+	if a.Path == b.entry {
+		// Programs are ES modules even without imports or exports
+		// (esbuild would otherwise treat them as CommonJS). Appended last,
+		// so line numbers stay.
+		src += "\nexport {};\n"
+	}
+	return api.OnLoadResult{Contents: &src, Loader: loaderFor(a.Path)}, nil
+}
+
+// sourceName turns an esbuild source name ("mcpcode-s2:servers/x/y.ts",
+// "mcpcode-virtual:runtime/2") into what stack traces show.
+func (b *build) sourceName(s string) string {
+	ns, p, ok := strings.Cut(s, ":")
+	if !ok {
+		return s
+	}
+	if ns == nsVirtual {
+		switch {
+		case strings.HasPrefix(p, "runtime"):
+			return "mcpcode:runtime"
+		case p == "fs":
+			return "mcpcode:fs"
+		}
+		return "mcpcode:entry"
+	}
+	if strings.HasPrefix(ns, "mcpcode-s") {
+		return p
+	}
+	return s
+}
+
+// skillNames lists every skill that any scope belongs to, sorted.
+func (t *scopeTable) skillNames() []string {
+	out := []string{}
+	for _, s := range t.list {
+		out = append(out, s.skills...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}

@@ -1,0 +1,57 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as the worker: `<test binary> mcpcode-test-worker
+// [mode]` serves one job on stdin/stdout, as `mcpcode __worker` does.
+// Modes: "env" first checks that the environment is empty; "crash" dies
+// the way a broken worker would; "hang" never answers.
+const workerArg = "mcpcode-test-worker"
+
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == workerArg {
+		os.Exit(testWorkerMain(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+func testWorkerMain(args []string) int {
+	mode := ""
+	if len(args) > 0 {
+		mode = args[0]
+	}
+	switch mode {
+	case "env":
+		if env := os.Environ(); len(env) > 0 {
+			fmt.Fprintf(os.Stderr, "environment leaked into the worker: %s\n", strings.Join(env, " "))
+			return 3
+		}
+	case "crash":
+		fmt.Fprintln(os.Stderr, "worker: something broke\npanic: test crash")
+		return 2
+	case "hang":
+		// Stuck like a native call that Interrupt cannot stop.
+		time.Sleep(time.Hour)
+		return 4
+	}
+	if err := ServeWorker(context.Background(), os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "worker:", err)
+		return 1
+	}
+	return 0
+}
+
+// testWorkerCommand re-executes the test binary as a worker.
+func testWorkerCommand(mode ...string) func() *exec.Cmd {
+	return func() *exec.Cmd {
+		return exec.Command(os.Args[0], append([]string{workerArg}, mode...)...)
+	}
+}

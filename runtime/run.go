@@ -1,0 +1,403 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
+)
+
+// RunOptions says how to run a Program.
+type RunOptions struct {
+	// Workspace is the workspace root; "mcpcode:fs" works under its
+	// workspace/ directory.
+	Workspace string `json:"workspace"`
+	// Caller performs the program's tool calls. It is not sent to workers:
+	// their calls are relayed to the parent's Caller.
+	Caller ToolCaller `json:"-"`
+	Limits Limits     `json:"limits"`
+	// Input is the argument for a default-exported function; nil calls it
+	// with no argument.
+	Input json.RawMessage `json:"input,omitempty"`
+}
+
+// stuckGrace is how long Run waits, after stopping the VM at a limit, for
+// the VM goroutine to notice. A goroutine stuck in one long native call
+// (which Interrupt cannot stop) is left behind after it: its results are
+// discarded, and it ends when the call returns.
+const stuckGrace = 500 * time.Millisecond
+
+// Run runs a program in this process (isolation "none"): a fresh VM, the
+// program's top-level code, then its default export (called with the input
+// when it is a function, and awaited). It returns when the program's work
+// is done (its result settled and no calls or timers pending) or at a limit,
+// and also at the deadline when the VM is stuck in a native call. Memory is
+// watched only on a best-effort basis here: a single huge allocation can
+// still end the process; use a WorkerPool to contain that.
+func Run(ctx context.Context, p *Program, opts RunOptions) *Result {
+	start := time.Now()
+	lim := opts.Limits.withDefaults()
+	if p == nil {
+		return failedResult(&RunError{Kind: KindRuntime, Message: "no program to run"}, start)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r, err := newRun(runCtx, p, opts, lim)
+	if err != nil {
+		return failedResult(&RunError{Kind: KindRuntime, Message: err.Error()}, start)
+	}
+
+	done := make(chan vmOutcome, 1)
+	go func() { done <- r.vmMain() }()
+	stopWatch := make(chan struct{})
+	defer close(stopWatch)
+	go r.watchMemory(stopWatch)
+	deadline := time.NewTimer(lim.Timeout)
+	defer deadline.Stop()
+
+	var out vmOutcome
+	select {
+	case out = <-done:
+	case <-deadline.C:
+		out = r.stopAndWait(done, r.limitError(LimitTimeout))
+	case <-ctx.Done():
+		out = r.stopAndWait(done, &RunError{Kind: KindCanceled, Message: "the run was canceled: " + ctx.Err().Error()})
+	}
+	cancel() // calls still in flight are abandoned
+	return r.result(out, start)
+}
+
+// vmOutcome is what the VM goroutine produces.
+type vmOutcome struct {
+	value json.RawMessage
+	err   *RunError
+}
+
+// run is the state of one run.
+type run struct {
+	prog *Program
+	opts RunOptions
+	lim  Limits
+	ctx  context.Context
+
+	vm      *goja.Runtime
+	intr    *intrinsics
+	host    *goja.Object
+	loop    *eventLoop
+	logs    *logBuffer
+	calls   *callBook
+	catalog *toolCatalog
+	fs      *workspaceFS
+
+	// VM goroutine only:
+	tagged       map[*goja.Object]string // error objects that report a limit
+	callsStarted int
+	exported     goja.Value
+	rejections   []*goja.Promise
+	rejected     map[*goja.Promise]bool
+
+	stopOnce sync.Once
+	stopC    chan struct{}
+	stopErr  atomic.Pointer[RunError]
+}
+
+func newRun(ctx context.Context, p *Program, opts RunOptions, lim Limits) (*run, error) {
+	vm, intr, err := newSandboxVM(lim.MaxStackDepth)
+	if err != nil {
+		return nil, err
+	}
+	caller := opts.Caller
+	if caller == nil {
+		caller = noCaller{}
+	}
+	r := &run{
+		prog: p, opts: opts, lim: lim, ctx: ctx,
+		vm: vm, intr: intr,
+		loop:     newEventLoop(),
+		logs:     &logBuffer{max: lim.MaxOutput},
+		calls:    &callBook{},
+		catalog:  newToolCatalog(caller),
+		fs:       &workspaceFS{},
+		tagged:   map[*goja.Object]string{},
+		rejected: map[*goja.Promise]bool{},
+		stopC:    make(chan struct{}),
+	}
+	if opts.Workspace != "" {
+		r.fs.dir = filepath.Join(opts.Workspace, "workspace")
+	}
+	vm.SetPromiseRejectionTracker(r.trackRejection)
+	if err := r.installConsole(); err != nil {
+		return nil, fmt.Errorf("setting up console: %w", err)
+	}
+	if err := r.installTimers(); err != nil {
+		return nil, fmt.Errorf("setting up timers: %w", err)
+	}
+	if err := r.installHost(); err != nil {
+		return nil, fmt.Errorf("setting up the runtime modules: %w", err)
+	}
+	return r, nil
+}
+
+// installHost builds the host object the bundle's wrapper receives. Only
+// the virtual modules' top-level code reads it; nothing of it is global.
+func (r *run) installHost() error {
+	host := r.vm.CreateObject(nil)
+	r.host = host
+	if err := host.Set("caller", func(call goja.FunctionCall) goja.Value {
+		return r.vm.ToValue(r.newCaller(r.scopeDescriptor(call.Argument(0))))
+	}); err != nil {
+		return err
+	}
+	if err := host.Set("ToolError", r.intr.toolError); err != nil {
+		return err
+	}
+	if err := host.Set("main", func(call goja.FunctionCall) goja.Value {
+		r.exported = call.Argument(0)
+		return goja.Undefined()
+	}); err != nil {
+		return err
+	}
+	return r.installFS(host)
+}
+
+// scopeDescriptor reads the scope literal the bundler embedded; null is the
+// program's own scope.
+func (r *run) scopeDescriptor(v goja.Value) *scopeDescriptor {
+	obj, ok := v.(*goja.Object)
+	if !ok {
+		return nil
+	}
+	d := &scopeDescriptor{Skill: obj.Get("skill").String(), Write: obj.Get("write").ToBoolean()}
+	if list, ok := obj.Get("skills").Export().([]any); ok {
+		for _, s := range list {
+			d.Skills = append(d.Skills, fmt.Sprint(s))
+		}
+	}
+	return d
+}
+
+// stop ends the run with e: the VM is interrupted and the loop woken.
+func (r *run) stop(e *RunError) {
+	r.stopOnce.Do(func() {
+		r.stopErr.Store(e)
+		r.vm.Interrupt(e)
+		close(r.stopC)
+	})
+}
+
+// stopAndWait stops the run and waits a little for the VM goroutine.
+func (r *run) stopAndWait(done <-chan vmOutcome, e *RunError) vmOutcome {
+	r.stop(e)
+	select {
+	case out := <-done:
+		return out
+	case <-time.After(stuckGrace):
+		return vmOutcome{err: r.stopErr.Load()}
+	}
+}
+
+func (r *run) limitError(limit string) *RunError {
+	return &RunError{Kind: KindLimit, Limit: limit, Message: r.lim.limitMessage(limit)}
+}
+
+// vmMain runs on the VM goroutine: the top-level code, then the event loop
+// until the program's work is done.
+func (r *run) vmMain() (out vmOutcome) {
+	defer r.fs.close()
+	defer func() {
+		if x := recover(); x != nil {
+			out = vmOutcome{err: r.classify(fmt.Errorf("internal error in the runtime: %v", x))}
+		}
+	}()
+	compiled := r.prog.compiled
+	if compiled == nil {
+		var err error
+		if compiled, err = compileCode(r.prog.Code); err != nil {
+			return vmOutcome{err: &RunError{Kind: KindBundle, Message: "the program cannot be compiled: " + err.Error()}}
+		}
+	}
+	wrapper, err := r.vm.RunProgram(compiled)
+	if err != nil {
+		return vmOutcome{err: r.classify(err)}
+	}
+	fn, ok := goja.AssertFunction(wrapper)
+	if !ok {
+		return vmOutcome{err: &RunError{Kind: KindBundle, Message: "the program was not bundled by this version of mcpcode"}}
+	}
+	top, err := fn(goja.Undefined(), r.host)
+	if err != nil {
+		return vmOutcome{err: r.classify(err)}
+	}
+	return r.drive(top)
+}
+
+// drive runs the event loop until the top-level code and the default
+// export's result have settled and nothing is pending.
+func (r *run) drive(top goja.Value) vmOutcome {
+	waiting, _ := promiseOf(top)
+	ignore := map[*goja.Promise]bool{waiting: true}
+	topDone := false
+	var final goja.Value = goja.Undefined()
+	for {
+		if e := r.stopErr.Load(); e != nil {
+			return vmOutcome{err: e}
+		}
+		if waiting != nil {
+			switch waiting.State() {
+			case goja.PromiseStateRejected:
+				return vmOutcome{err: r.fromThrown(waiting.Result())}
+			case goja.PromiseStateFulfilled:
+				v := waiting.Result()
+				waiting = nil
+				if !topDone {
+					topDone = true
+					var err error
+					if v, err = r.callDefault(); err != nil {
+						return vmOutcome{err: r.classify(err)}
+					}
+				}
+				if p, ok := promiseOf(v); ok {
+					waiting = p
+					ignore[p] = true
+					continue
+				}
+				final = v
+			}
+		}
+		if r.loop.pending() == 0 {
+			if waiting != nil {
+				return vmOutcome{err: &RunError{Kind: KindRuntime, Message: "the program never finished: it awaits a promise that nothing will settle (no tool calls or timers are pending)"}}
+			}
+			break
+		}
+		if err := r.loop.step(r.stopC); err != nil {
+			return vmOutcome{err: r.classify(err)}
+		}
+	}
+	r.reportRejections(ignore)
+	s, err := r.intr.stringifyResult(goja.Undefined(), final)
+	if err != nil {
+		if isUncatchable(err) {
+			return vmOutcome{err: r.classify(err)}
+		}
+		return vmOutcome{err: &RunError{Kind: KindRuntime, Message: "the program's result cannot be converted to JSON: " + exceptionText(err)}}
+	}
+	if s == nil || goja.IsUndefined(s) {
+		return vmOutcome{value: json.RawMessage("null")}
+	}
+	return vmOutcome{value: json.RawMessage(s.String())}
+}
+
+// callDefault returns the default export, called with the input when it is
+// a function.
+func (r *run) callDefault() (goja.Value, error) {
+	v := r.exported
+	if v == nil {
+		return goja.Undefined(), nil
+	}
+	fn, ok := goja.AssertFunction(v)
+	if !ok {
+		return v, nil
+	}
+	if r.opts.Input == nil {
+		return fn(goja.Undefined())
+	}
+	input, err := r.intr.parse(goja.Undefined(), r.vm.ToValue(string(r.opts.Input)))
+	if err != nil {
+		if isUncatchable(err) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("the input is not valid JSON: %s", exceptionText(err))
+	}
+	return fn(goja.Undefined(), input)
+}
+
+func promiseOf(v goja.Value) (*goja.Promise, bool) {
+	obj, ok := v.(*goja.Object)
+	if !ok {
+		return nil, false
+	}
+	p, ok := obj.Export().(*goja.Promise)
+	return p, ok
+}
+
+// trackRejection remembers promises rejected without a handler, so that
+// failures a program forgot to await are reported as warnings.
+func (r *run) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperation) {
+	switch op {
+	case goja.PromiseRejectionReject:
+		if !r.rejected[p] {
+			r.rejected[p] = true
+			r.rejections = append(r.rejections, p)
+		}
+	case goja.PromiseRejectionHandle:
+		delete(r.rejected, p)
+	}
+}
+
+func (r *run) reportRejections(ignore map[*goja.Promise]bool) {
+	for _, p := range r.rejections {
+		if !r.rejected[p] || ignore[p] {
+			continue
+		}
+		e := r.fromThrown(p.Result())
+		text := e.Message
+		if e.Stack != "" {
+			text = e.Stack
+		}
+		r.logs.add("warn", "unhandled promise rejection (a failure that was never awaited): "+text, 0)
+	}
+}
+
+// result assembles the Result.
+func (r *run) result(out vmOutcome, start time.Time) *Result {
+	logs, omitted := r.logs.snapshot(r.lim)
+	calls, bytes := r.calls.snapshot()
+	res := &Result{
+		OK:          out.err == nil,
+		Result:      out.value,
+		Logs:        logs,
+		LogsOmitted: omitted,
+		Error:       out.err,
+		ToolCalls:   calls,
+		Stats:       Stats{DurationMs: time.Since(start).Milliseconds(), ToolCalls: len(calls), BytesFromTools: bytes},
+	}
+	if res.Result == nil || !res.OK {
+		res.Result = json.RawMessage("null")
+	}
+	return res
+}
+
+func failedResult(e *RunError, start time.Time) *Result {
+	return &Result{
+		Result: json.RawMessage("null"), Logs: []LogEntry{}, ToolCalls: []ToolCallRecord{}, Error: e,
+		Stats: Stats{DurationMs: time.Since(start).Milliseconds()},
+	}
+}
+
+// compileCode compiles a bundle's code (in worker processes, where the
+// Program arrives as JSON). Source maps are read only inline.
+func compileCode(code string) (*goja.Program, error) {
+	ast, err := parser.ParseFile(nil, bundleFileName, code, 0, parser.WithSourceMapLoader(refuseSourceMapFile))
+	if err != nil {
+		return nil, err
+	}
+	return goja.CompileAST(ast, true)
+}
+
+// noCaller serves runs that were given no ToolCaller.
+type noCaller struct{}
+
+func (noCaller) Tools(context.Context, string) ([]ToolInfo, error) {
+	return nil, fmt.Errorf("%w: this run has no tool caller, so no servers are available", ErrUnknownServer)
+}
+
+func (noCaller) CallTool(context.Context, string, string, json.RawMessage) (*ToolResult, error) {
+	return nil, fmt.Errorf("this run has no tool caller")
+}

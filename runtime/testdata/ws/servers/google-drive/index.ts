@@ -1,0 +1,3 @@
+export { getDocument } from "./getDocument";
+export { getSheet } from "./getSheet";
+export { search } from "./search";

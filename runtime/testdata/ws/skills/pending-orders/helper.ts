@@ -1,0 +1,3 @@
+export function tag(id: string): string {
+  return "order-" + id;
+}

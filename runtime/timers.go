@@ -1,0 +1,47 @@
+package runtime
+
+import (
+	"math"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// installTimers defines setTimeout and clearTimeout. Timers count against
+// MaxTimers while pending and never outlive the run's wall time.
+func (r *run) installTimers() error {
+	setTimeout := func(call goja.FunctionCall) goja.Value {
+		fn, ok := goja.AssertFunction(call.Argument(0))
+		if !ok {
+			panic(r.vm.NewTypeError("setTimeout: the callback must be a function"))
+		}
+		if len(r.loop.timerByID) >= r.lim.MaxTimers {
+			panic(r.limitErrorValue(LimitTimers))
+		}
+		ms := call.Argument(1).ToFloat()
+		if math.IsNaN(ms) || ms < 0 {
+			ms = 0
+		}
+		d := time.Duration(math.Min(ms, float64(r.lim.Timeout/time.Millisecond)+1) * float64(time.Millisecond))
+		var extra []goja.Value
+		if len(call.Arguments) > 2 {
+			extra = append(extra, call.Arguments[2:]...)
+		}
+		id := r.loop.addTimer(d, func() error {
+			_, err := fn(goja.Undefined(), extra...)
+			return err
+		})
+		return r.vm.ToValue(id)
+	}
+	clearTimeout := func(call goja.FunctionCall) goja.Value {
+		if id := call.Argument(0); !goja.IsUndefined(id) && !goja.IsNull(id) {
+			r.loop.clearTimer(id.ToInteger())
+		}
+		return goja.Undefined()
+	}
+	g := r.vm.GlobalObject()
+	if err := g.Set("setTimeout", setTimeout); err != nil {
+		return err
+	}
+	return g.Set("clearTimeout", clearTimeout)
+}

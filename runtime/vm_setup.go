@@ -1,0 +1,117 @@
+package runtime
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
+)
+
+// internalScriptName names the runtime's own helper script in stack traces
+// (frames from it are dropped when stacks are cleaned).
+const internalScriptName = "mcpcode:internal"
+
+// internalSource defines, in a fresh VM and before any program code runs,
+// the ToolError class and the intrinsics the host needs, captured so that
+// a program replacing JSON.stringify or JSON.parse cannot change them.
+const internalSource = `(function () {
+  class ToolError extends Error {
+    constructor(message, kind, server, tool, result) {
+      super(message);
+      this.kind = kind;
+      this.server = server;
+      this.tool = tool;
+      if (result !== undefined) this.result = result;
+    }
+  }
+  Object.defineProperty(ToolError.prototype, "name", { value: "ToolError", writable: true, configurable: true });
+  const stringify = JSON.stringify;
+  const parse = JSON.parse;
+  const bigintToString = (k, v) => typeof v === "bigint" ? v.toString() : v;
+  return {
+    ToolError: ToolError,
+    parse: (s) => parse(s),
+    stringify: (v) => stringify(v),
+    stringifyResult: (v) => stringify(v, bigintToString),
+    stringifyIndented: (v) => stringify(v, bigintToString, 2),
+    entries: (v) => Array.from(v),
+  };
+})()`
+
+var (
+	internalOnce    sync.Once
+	internalProgram *goja.Program
+	internalErr     error
+)
+
+func compiledInternal() (*goja.Program, error) {
+	internalOnce.Do(func() {
+		internalProgram, internalErr = goja.Compile(internalScriptName, internalSource, true)
+	})
+	return internalProgram, internalErr
+}
+
+// intrinsics are the VM values the host uses, captured before program code
+// runs.
+type intrinsics struct {
+	toolError         *goja.Object
+	errorCtor         *goja.Object
+	mapCtor           *goja.Object
+	setCtor           *goja.Object
+	parse             goja.Callable
+	stringify         goja.Callable
+	stringifyResult   goja.Callable
+	stringifyIndented goja.Callable
+	entries           goja.Callable
+}
+
+// newSandboxVM returns a fresh VM with nothing of the host reachable:
+// goja's own globals minus eval (direct eval would give code access to the
+// bundle's scope) and GoError, with source maps disabled for any code
+// compiled at run time (Function, so that no sourceMappingURL comment makes
+// goja read a host file), and the call depth bounded.
+func newSandboxVM(maxStack int) (*goja.Runtime, *intrinsics, error) {
+	vm := goja.New()
+	vm.SetParserOptions(parser.WithDisableSourceMaps)
+	vm.SetMaxCallStackSize(maxStack)
+	global := vm.GlobalObject()
+	for _, name := range []string{"GoError"} {
+		if err := global.Delete(name); err != nil {
+			return nil, nil, fmt.Errorf("removing global %s: %w", name, err)
+		}
+	}
+	evalStub := vm.ToValue(func(goja.FunctionCall) goja.Value {
+		panic(vm.NewTypeError("eval is not available in mcpcode programs"))
+	})
+	if err := global.Set("eval", evalStub); err != nil {
+		return nil, nil, fmt.Errorf("replacing eval: %w", err)
+	}
+
+	prg, err := compiledInternal()
+	if err != nil {
+		return nil, nil, fmt.Errorf("compiling the runtime's helpers: %w", err)
+	}
+	v, err := vm.RunProgram(prg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("running the runtime's helpers: %w", err)
+	}
+	obj := v.ToObject(vm)
+	in := &intrinsics{
+		toolError: obj.Get("ToolError").ToObject(vm),
+		errorCtor: global.Get("Error").ToObject(vm),
+		mapCtor:   global.Get("Map").ToObject(vm),
+		setCtor:   global.Get("Set").ToObject(vm),
+	}
+	for name, dst := range map[string]*goja.Callable{
+		"parse": &in.parse, "stringify": &in.stringify, "stringifyResult": &in.stringifyResult,
+		"stringifyIndented": &in.stringifyIndented, "entries": &in.entries,
+	} {
+		fn, ok := goja.AssertFunction(obj.Get(name))
+		if !ok {
+			return nil, nil, fmt.Errorf("runtime helper %s is not a function", name)
+		}
+		*dst = fn
+	}
+	return vm, in, nil
+}

@@ -1,0 +1,8 @@
+//go:build linux
+
+package runtime
+
+import "syscall"
+
+// setParentDeathSignal makes the kernel kill the worker if the parent dies.
+func setParentDeathSignal(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }

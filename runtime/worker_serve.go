@@ -1,0 +1,150 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// ServeWorker is the entry point of a worker process (`mcpcode __worker`):
+// it reads one job from in, limits this process (memory, address space,
+// regexp match time) for that job, runs it with tool calls relayed to the
+// parent over in/out, writes the result to out and returns. It must be the
+// only thing running in its process, and nothing else may write to out.
+func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) error {
+	dec := json.NewDecoder(in)
+	w := newWireWriter(out)
+	var first wireMessage
+	if err := dec.Decode(&first); err != nil {
+		return fmt.Errorf("reading the job from the parent: %w", err)
+	}
+	if first.Type != "job" || first.Job == nil || first.Job.Program == nil {
+		return fmt.Errorf("the parent's first message is %q, want a job", first.Type)
+	}
+	job := first.Job
+	lim := job.Options.Limits.withDefaults()
+	if err := limitWorkerProcess(lim); err != nil {
+		return fmt.Errorf("limiting the worker process: %w", err)
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	relay := &relayCaller{w: w, pending: map[int64]chan *wireMessage{}}
+	go func() {
+		relay.readReplies(dec)
+		cancel() // the parent went away: nobody wants the result
+	}()
+	opts := job.Options
+	opts.Limits = lim
+	opts.Caller = relay
+	res := Run(ctx, job.Program, opts)
+	if err := w.send(&wireMessage{Type: "result", Result: res}); err != nil {
+		return fmt.Errorf("sending the result to the parent: %w", err)
+	}
+	return nil
+}
+
+// relayCaller is the ToolCaller inside a worker: it forwards each request to
+// the parent, which owns the upstream connections, and waits for the reply.
+type relayCaller struct {
+	w *wireWriter
+
+	mu      sync.Mutex
+	nextID  int64
+	pending map[int64]chan *wireMessage
+	closed  error
+}
+
+func (c *relayCaller) Tools(ctx context.Context, server string) ([]ToolInfo, error) {
+	reply, err := c.request(ctx, &wireMessage{Type: "tools", Server: server})
+	if err != nil {
+		return nil, err
+	}
+	if reply.Error != "" {
+		if reply.UnknownServer {
+			return nil, &unknownServerError{msg: reply.Error}
+		}
+		return nil, errors.New(reply.Error)
+	}
+	return reply.Tools, nil
+}
+
+func (c *relayCaller) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*ToolResult, error) {
+	reply, err := c.request(ctx, &wireMessage{Type: "call", Server: server, Tool: tool, Args: args})
+	if err != nil {
+		return nil, err
+	}
+	if reply.Error != "" {
+		return nil, errors.New(reply.Error)
+	}
+	if reply.ToolResult == nil {
+		return nil, errors.New("the parent sent no result")
+	}
+	return reply.ToolResult, nil
+}
+
+func (c *relayCaller) request(ctx context.Context, m *wireMessage) (*wireMessage, error) {
+	ch := make(chan *wireMessage, 1)
+	c.mu.Lock()
+	if c.closed != nil {
+		c.mu.Unlock()
+		return nil, c.closed
+	}
+	c.nextID++
+	m.ID = c.nextID
+	c.pending[m.ID] = ch
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.pending, m.ID)
+		c.mu.Unlock()
+	}()
+	if err := c.w.send(m); err != nil {
+		return nil, fmt.Errorf("relaying to the parent: %w", err)
+	}
+	select {
+	case reply, ok := <-ch:
+		if !ok {
+			return nil, c.closed
+		}
+		return reply, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// readReplies hands each reply to its waiting request until the parent
+// closes the pipe.
+func (c *relayCaller) readReplies(dec *json.Decoder) {
+	for {
+		var m wireMessage
+		if err := dec.Decode(&m); err != nil {
+			c.mu.Lock()
+			c.closed = errors.New("the parent process went away")
+			for id, ch := range c.pending {
+				close(ch)
+				delete(c.pending, id)
+			}
+			c.mu.Unlock()
+			return
+		}
+		if m.Type != "reply" {
+			continue
+		}
+		c.mu.Lock()
+		ch := c.pending[m.ID]
+		c.mu.Unlock()
+		if ch != nil {
+			ch <- &m
+		}
+	}
+}
+
+// unknownServerError carries ErrUnknownServer across the process boundary.
+type unknownServerError struct{ msg string }
+
+func (e *unknownServerError) Error() string { return e.msg }
+func (e *unknownServerError) Unwrap() error { return ErrUnknownServer }

@@ -1,0 +1,146 @@
+package skills
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/mcpcode/mcpcode/runtime"
+)
+
+// ToolUse is one tool a skill's program calls, as a reviewer sees it.
+type ToolUse struct {
+	Server string `json:"server"`
+	Tool   string `json:"tool"`
+	// Via names the approved skill whose code makes the call, when it is not
+	// the program itself.
+	Via string `json:"via,omitempty"`
+	// Known is whether the tool exists in the generated tree.
+	Known bool `json:"known"`
+	// ReadOnly is the server's readOnlyHint, as recorded by gen.
+	ReadOnly bool `json:"readOnly"`
+}
+
+func (t ToolUse) String() string { return t.Server + "." + t.Tool }
+
+// accessNote is the short note a reviewer reads next to the tool.
+func (t ToolUse) accessNote() string {
+	switch {
+	case !t.Known:
+		return " (unknown: not in servers/; run mcpcode gen?)"
+	case t.ReadOnly:
+		return " (read-only)"
+	}
+	return " (NOT read-only: may write)"
+}
+
+// analysis is what bundling a program without running it tells.
+type analysis struct {
+	tools   []ToolUse
+	dynamic []string // call sites that cannot be verified statically
+	skills  []string // approved skills it imports
+}
+
+// writes returns the known tools that are not read-only.
+func (a *analysis) writes() []ToolUse {
+	var out []ToolUse
+	for _, t := range a.tools {
+		if t.Known && !t.ReadOnly {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// unknown returns the tools that do not exist in the generated tree.
+func (a *analysis) unknown() []ToolUse {
+	var out []ToolUse
+	for _, t := range a.tools {
+		if !t.Known {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// analyze bundles a program as it would live at entry (a path inside the
+// workspace) and reports the tools it calls. Nothing is executed: esbuild
+// only parses and links, and the analysis walks the bundle's syntax tree.
+func (w Workspace) analyze(entry string, source []byte) (*analysis, error) {
+	prog, err := runtime.Bundle(runtime.BundleOptions{Workspace: w.Root, Entry: entry, Source: source, Skills: w.Policy()})
+	if err != nil {
+		return nil, err
+	}
+	m, err := w.manifest()
+	if err != nil {
+		return nil, err
+	}
+	a := &analysis{dynamic: prog.Dynamic, skills: prog.Skills}
+	seen := map[string]bool{}
+	for _, c := range prog.Calls {
+		key := c.Server + "\x00" + c.Tool + "\x00" + c.Scope
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		use := ToolUse{Server: c.Server, Tool: c.Tool, Via: c.Scope}
+		if t, ok := m.Tool(c.Server, c.Tool); ok {
+			use.Known, use.ReadOnly = true, t.ReadOnly()
+		}
+		a.tools = append(a.tools, use)
+	}
+	sort.Slice(a.tools, func(i, j int) bool {
+		x, y := a.tools[i], a.tools[j]
+		if x.Server != y.Server {
+			return x.Server < y.Server
+		}
+		if x.Tool != y.Tool {
+			return x.Tool < y.Tool
+		}
+		return x.Via < y.Via
+	})
+	return a, nil
+}
+
+// analysisEntry is the name a skill's program is bundled under for
+// analysis: at the workspace root, where its workspace-rooted imports
+// resolve as they will from skills/<name>/index.ts.
+func (w Workspace) analysisEntry(name string) string {
+	return filepath.Join(w.Root, name+".ts")
+}
+
+// importSpecifier finds the module specifiers of static import and export
+// declarations: `import x from "s"`, `import "s"`, `export * from "s"`,
+// over several lines too.
+var importSpecifier = regexp.MustCompile(`(?m)(?:^|[;}])[ \t]*(?:import|export)\b(?:[^;'"]*?\bfrom[ \t]*|[ \t]*)(["'])([^"'\r\n]+)(["'])`)
+
+// canonicalImports rewrites the program's relative imports of the tree and
+// of skills (`./servers/x/y`, resolved from the program's directory) into the
+// workspace-rooted form (`servers/x/y`) that works from any directory, so
+// that the program can move to skills/<name>/index.ts unchanged otherwise.
+// fromDir is the program's directory relative to the workspace root.
+func canonicalImports(source []byte, fromDir string) ([]byte, error) {
+	var problem error
+	out := importSpecifier.ReplaceAllFunc(source, func(m []byte) []byte {
+		sub := importSpecifier.FindSubmatchIndex(m)
+		spec := string(m[sub[4]:sub[5]])
+		if !strings.HasPrefix(spec, "./") && !strings.HasPrefix(spec, "../") {
+			return m
+		}
+		rel := filepath.ToSlash(filepath.Join(fromDir, spec))
+		if !strings.HasPrefix(rel, "servers/") && !strings.HasPrefix(rel, "skills/") {
+			if problem == nil {
+				problem = fmt.Errorf("the program imports %q: a skill may import only the generated tree (servers/...), approved skills (skills/...) and mcpcode: modules; put helper code in the program itself", spec)
+			}
+			return m
+		}
+		return append(append(append([]byte{}, m[:sub[4]]...), rel...), m[sub[5]:]...)
+	})
+	return out, problem
+}
+
+// hasDefaultExport is a light check that the program exports a default
+// (the skill's entry point); bundling checks the rest.
+var hasDefaultExport = regexp.MustCompile(`\bexport\s+default\b|\bas\s+default\b`)

@@ -1,0 +1,206 @@
+package skills
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// GitProposal is what ProposeGit created.
+type GitProposal struct {
+	Branch string // skill/<name>
+	Commit string
+	Files  []string // paths in the commit, relative to the repository root
+}
+
+// ProposeGit puts a checked proposal, laid out as it would be after approval
+// (skills/<name>/SKILL.md, index.ts, input.schema.json, skills/README.md),
+// on a new branch skill/<name> in one commit on top of HEAD, so that a
+// reviewer can open a pull request. The working tree, the index and the
+// current branch are untouched: the commit is built with git's plumbing and
+// a temporary index. The recorded grant is read-only; a reviewer who wants
+// to grant write edits SKILL.md in the pull request, and `skills verify`
+// in CI checks the result.
+func (w Workspace) ProposeGit(ctx context.Context, opts ProposeOptions) (*GitProposal, error) {
+	if err := ValidateName(opts.Name); err != nil {
+		return nil, err
+	}
+	g, err := openRepo(ctx, w.Root)
+	if err != nil {
+		return nil, err
+	}
+	branch := "skill/" + opts.Name
+	if _, err := g.run(nil, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
+		return nil, fmt.Errorf("branch %s already exists: delete it (git branch -D %s) or pick another name", branch, branch)
+	}
+	head, err := g.run(nil, "rev-parse", "--verify", "HEAD^{commit}")
+	if err != nil {
+		return nil, errors.New("the repository has no commit yet: commit something first, so the skill branch has a base")
+	}
+
+	files, err := w.approvedLayout(opts)
+	if err != nil {
+		return nil, err
+	}
+	prefix, err := g.prefix(w.Root)
+	if err != nil {
+		return nil, err
+	}
+	tmpIndex, err := os.CreateTemp("", "mcpcode-index-*")
+	if err != nil {
+		return nil, err
+	}
+	tmpIndex.Close()
+	defer os.Remove(tmpIndex.Name())
+	env := append(os.Environ(), "GIT_INDEX_FILE="+tmpIndex.Name())
+	if _, err := g.runEnv(env, nil, "read-tree", head); err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, f := range files {
+		blob, err := g.run(f.content, "hash-object", "-w", "--stdin")
+		if err != nil {
+			return nil, err
+		}
+		p := filepath.ToSlash(filepath.Join(prefix, f.path))
+		if _, err := g.runEnv(env, nil, "update-index", "--add", "--cacheinfo", "100644,"+blob+","+p); err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	tree, err := g.runEnv(env, nil, "write-tree")
+	if err != nil {
+		return nil, err
+	}
+	msg := fmt.Sprintf("Propose skill %s\n\n%s\n\nProposed by an agent with mcpcode; review the program and SKILL.md.\nThe skill is read-only unless a reviewer grants write in SKILL.md.\n", opts.Name, wrap(opts.Description, 72))
+	commit, err := g.runEnv(identityEnv(ctx, g), []byte(msg), "commit-tree", tree, "-p", head)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := g.run(nil, "update-ref", "refs/heads/"+branch, commit, ""); err != nil {
+		return nil, err
+	}
+	return &GitProposal{Branch: branch, Commit: commit, Files: paths}, nil
+}
+
+type layoutFile struct {
+	path    string // relative to the workspace root
+	content []byte
+}
+
+// approvedLayout checks a proposal and returns the files an approval would
+// write, granting nothing: a program that calls a tool that is not read-only
+// is laid out read-only, its SKILL.md says so, and `skills verify` fails
+// until a reviewer grants write. Nothing in the workspace changes.
+func (w Workspace) approvedLayout(opts ProposeOptions) ([]layoutFile, error) {
+	p, program, a, err := w.prepare(opts)
+	if err != nil {
+		return nil, err
+	}
+	if unknown := a.unknown(); len(unknown) > 0 {
+		return nil, fmt.Errorf("%q calls %s, which does not exist in servers/ (run mcpcode gen first)", opts.Name, joinTools(unknown))
+	}
+	skillMD, err := approvedSkillMD(p, a, false, "")
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(SkillsDir, opts.Name)
+	files := []layoutFile{{filepath.Join(dir, skillMDFile), skillMD}, {filepath.Join(dir, programFile), program}}
+	if len(p.InputSchema) > 0 {
+		var pretty bytes.Buffer
+		if err := jsonIndent(&pretty, p.InputSchema); err != nil {
+			return nil, err
+		}
+		files = append(files, layoutFile{filepath.Join(dir, schemaFile), pretty.Bytes()})
+	}
+	entries, err := w.List()
+	if err != nil {
+		return nil, err
+	}
+	kept := []Entry{{Name: p.Name, Status: StatusApproved, Description: p.Description}}
+	for _, e := range entries {
+		if e.Name != p.Name {
+			kept = append(kept, e)
+		}
+	}
+	sort.Slice(kept, func(i, j int) bool { return kept[i].Name < kept[j].Name })
+	files = append(files, layoutFile{filepath.Join(SkillsDir, "README.md"), renderReadme(kept)})
+	return files, nil
+}
+
+// repo runs git in one repository.
+type repo struct {
+	ctx  context.Context
+	root string
+}
+
+func openRepo(ctx context.Context, dir string) (*repo, error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, errors.New("git is not installed: the pull-request flow needs git")
+	}
+	r := &repo{ctx: ctx, root: dir}
+	top, err := r.run(nil, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, fmt.Errorf("%s is not inside a git repository: the pull-request flow needs one (git init)", dir)
+	}
+	r.root = top
+	return r, nil
+}
+
+// prefix is dir's path relative to the repository root.
+func (r *repo) prefix(dir string) (string, error) {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", err
+	}
+	top, err := filepath.EvalSymlinks(r.root)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(top, real)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return "", fmt.Errorf("%s is outside the repository %s", dir, r.root)
+	}
+	if rel == "." {
+		return "", nil
+	}
+	return rel, nil
+}
+
+func (r *repo) run(stdin []byte, args ...string) (string, error) {
+	return r.runEnv(nil, stdin, args...)
+}
+
+func (r *repo) runEnv(env []string, stdin []byte, args ...string) (string, error) {
+	cmd := exec.CommandContext(r.ctx, "git", args...)
+	cmd.Dir = r.root
+	cmd.Env = env
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(errb.String()))
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+// identityEnv supplies a committer identity when git has none configured,
+// so that proposing works on a fresh machine or in CI.
+func identityEnv(ctx context.Context, r *repo) []string {
+	env := os.Environ()
+	if name, _ := r.run(nil, "config", "user.name"); name == "" {
+		env = append(env, "GIT_AUTHOR_NAME=mcpcode", "GIT_COMMITTER_NAME=mcpcode")
+	}
+	if email, _ := r.run(nil, "config", "user.email"); email == "" {
+		env = append(env, "GIT_AUTHOR_EMAIL=mcpcode@localhost", "GIT_COMMITTER_EMAIL=mcpcode@localhost")
+	}
+	return env
+}

@@ -1,0 +1,103 @@
+package skills
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestProposeGit lays a skill out as approved on a new branch in one
+// commit, leaving the working tree, the index and the current branch as
+// they were.
+func TestProposeGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is needed for the pull-request flow test: install git")
+	}
+	w := demoWorkspace(t)
+	// The workspace is a subdirectory of the repository.
+	repo := t.TempDir()
+	ws := filepath.Join(repo, "agents", "ws")
+	if err := os.MkdirAll(filepath.Dir(ws), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(w.Root, ws); err != nil {
+		t.Fatal(err)
+	}
+	w = NewWorkspace(ws)
+	git(t, repo, "init", "-q", "-b", "main")
+	git(t, repo, "-c", "user.name=t", "-c", "user.email=t@x", "add", ".")
+	git(t, repo, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "-m", "base")
+	head := git(t, repo, "rev-parse", "HEAD")
+	writeFile(t, filepath.Join(ws, "uncommitted.txt"), "work in progress")
+	statusBefore := git(t, repo, "status", "--porcelain")
+
+	prog := filepath.Join(ws, "note.ts")
+	writeFile(t, prog, writeLead)
+	gp, err := w.ProposeGit(context.Background(), ProposeOptions{Name: "note-lead", Description: "Adds a note to the lead.", Rationale: "Done after every call.", Program: []byte(writeLead), ProgramPath: prog, Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gp.Branch != "skill/note-lead" {
+		t.Errorf("branch %q", gp.Branch)
+	}
+	if got := git(t, repo, "rev-parse", "skill/note-lead^"); got != head {
+		t.Errorf("the branch is not one commit on top of HEAD: parent %s, HEAD %s", got, head)
+	}
+	files := git(t, repo, "diff", "--name-only", head, "skill/note-lead")
+	want := "agents/ws/skills/README.md\nagents/ws/skills/note-lead/SKILL.md\nagents/ws/skills/note-lead/index.ts"
+	if files != want {
+		t.Errorf("files in the commit:\n%s\nwant:\n%s", files, want)
+	}
+	md := git(t, repo, "show", "skill/note-lead:agents/ws/skills/note-lead/SKILL.md")
+	fm, _, err := ParseSkillMD([]byte(md))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fm.Write() {
+		t.Error("the pull request grants write by itself")
+	}
+	if git(t, repo, "rev-parse", "--abbrev-ref", "HEAD") != "main" || git(t, repo, "rev-parse", "HEAD") != head {
+		t.Error("the current branch moved")
+	}
+	if got := git(t, repo, "status", "--porcelain"); got != statusBefore+"\n?? agents/ws/note.ts" && got != "?? agents/ws/note.ts\n"+statusBefore {
+		t.Errorf("the working tree changed:\n%s\nbefore:\n%s", got, statusBefore)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "skills")); !os.IsNotExist(err) {
+		t.Errorf("skills/ appeared in the working tree: %v", err)
+	}
+
+	// Checked out and verified (as CI would), the write tool needs a
+	// reviewer's grant; with it, verify passes.
+	checkout := t.TempDir()
+	git(t, repo, "worktree", "add", "-q", checkout, "skill/note-lead")
+	cw := NewWorkspace(filepath.Join(checkout, "agents", "ws"))
+	problems, err := cw.Verify()
+	if err != nil || len(problems) != 1 || !strings.Contains(problems[0].Message, "does not grant write") {
+		t.Errorf("verify on the branch: %v %v", problems, err)
+	}
+	mdPath := filepath.Join(cw.Root, "skills", "note-lead", "SKILL.md")
+	writeFile(t, mdPath, strings.Replace(string(mustRead(t, mdPath)), metaWrite+`: "false"`, metaWrite+`: "true"`, 1))
+	if problems, err := cw.Verify(); err != nil || len(problems) != 0 {
+		t.Errorf("verify after the reviewer's grant: %v %v", problems, err)
+	}
+
+	// The branch exists now: proposing the same name again is refused.
+	if _, err := w.ProposeGit(context.Background(), ProposeOptions{Name: "note-lead", Description: "d", Rationale: "r", Program: []byte(writeLead)}); err == nil || !strings.Contains(err.Error(), "branch skill/note-lead already exists") {
+		t.Errorf("second proposal: %v", err)
+	}
+}

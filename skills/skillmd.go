@@ -1,0 +1,188 @@
+package skills
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Metadata keys mcpcode keeps under SKILL.md's "metadata" (the Agent Skills
+// spec makes metadata a map of strings, so every value is a string).
+const (
+	metaTools      = "mcpcode-tools"       // space-separated server.tool the program calls
+	metaWrite      = "mcpcode-write"       // "true" only when a person granted write
+	metaSHA256     = "mcpcode-sha256"      // of index.ts, as approved
+	metaProposedBy = "mcpcode-proposed-by" // "agent"
+	metaApprovedBy = "mcpcode-approved-by" // who approved, or "pull request"
+)
+
+// Frontmatter is SKILL.md's YAML header, per the Agent Skills spec.
+type Frontmatter struct {
+	Name          string            `yaml:"name"`
+	Description   string            `yaml:"description"`
+	License       string            `yaml:"license,omitempty"`
+	Compatibility string            `yaml:"compatibility,omitempty"`
+	AllowedTools  string            `yaml:"allowed-tools,omitempty"`
+	Metadata      map[string]string `yaml:"metadata,omitempty"`
+}
+
+// Write reports whether a person granted the skill write access.
+func (f *Frontmatter) Write() bool {
+	return strings.EqualFold(strings.TrimSpace(f.Metadata[metaWrite]), "true")
+}
+
+// Tools returns the tools recorded as used, as "server.tool".
+func (f *Frontmatter) Tools() []string { return strings.Fields(f.Metadata[metaTools]) }
+
+// SHA256 returns the recorded hash of index.ts.
+func (f *Frontmatter) SHA256() string { return f.Metadata[metaSHA256] }
+
+// ParseSkillMD reads the frontmatter of a SKILL.md and checks it against the
+// spec; the body is returned as is.
+func ParseSkillMD(data []byte) (*Frontmatter, []byte, error) {
+	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	if !bytes.HasPrefix(data, []byte("---\n")) {
+		return nil, nil, errors.New(`SKILL.md must start with a YAML frontmatter block between "---" lines`)
+	}
+	rest := data[len("---\n"):]
+	end := bytes.Index(rest, []byte("\n---\n"))
+	if end < 0 {
+		if bytes.HasSuffix(rest, []byte("\n---")) {
+			end = len(rest) - len("\n---")
+		} else {
+			return nil, nil, errors.New(`SKILL.md's frontmatter has no closing "---" line`)
+		}
+	}
+	header, body := rest[:end], rest[min(end+len("\n---\n"), len(rest)):]
+	dec := yaml.NewDecoder(bytes.NewReader(header))
+	dec.KnownFields(true)
+	var fm Frontmatter
+	if err := dec.Decode(&fm); err != nil {
+		return nil, nil, fmt.Errorf("SKILL.md frontmatter is not valid: %s", yamlMessage(err))
+	}
+	if err := ValidateName(fm.Name); err != nil {
+		return nil, nil, fmt.Errorf("SKILL.md frontmatter: %w", err)
+	}
+	if err := ValidateDescription(fm.Description); err != nil {
+		return nil, nil, fmt.Errorf("SKILL.md frontmatter: %w", err)
+	}
+	if n := len([]rune(fm.Compatibility)); n > 500 {
+		return nil, nil, fmt.Errorf("SKILL.md frontmatter: compatibility is %d characters long, more than 500", n)
+	}
+	if w := strings.TrimSpace(fm.Metadata[metaWrite]); w != "" && !strings.EqualFold(w, "true") && !strings.EqualFold(w, "false") {
+		return nil, nil, fmt.Errorf("SKILL.md frontmatter: metadata %s is %q; write \"true\" or \"false\"", metaWrite, w)
+	}
+	return &fm, body, nil
+}
+
+// yamlMessage shortens the YAML library's messages.
+func yamlMessage(err error) string {
+	return strings.TrimPrefix(strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n  "), "yaml: ")
+}
+
+// renderSkillMD writes SKILL.md for an approved skill: the frontmatter, then
+// what it does, why, its input, the tools it calls, and how to use it.
+func renderSkillMD(fm Frontmatter, p *Proposal, tools []ToolUse) ([]byte, error) {
+	var header bytes.Buffer
+	enc := yaml.NewEncoder(&header)
+	enc.SetIndent(2)
+	if err := enc.Encode(fm); err != nil {
+		return nil, fmt.Errorf("encoding SKILL.md frontmatter: %w", err)
+	}
+	var b bytes.Buffer
+	b.WriteString("---\n")
+	b.Write(header.Bytes())
+	b.WriteString("---\n\n")
+	fmt.Fprintf(&b, "# %s\n\n%s\n", fm.Name, strings.TrimSpace(fm.Description))
+	if r := strings.TrimSpace(p.Rationale); r != "" {
+		fmt.Fprintf(&b, "\nWhy it exists: %s\n", r)
+	}
+	b.WriteString("\n## Input\n\n")
+	if len(p.InputSchema) > 0 {
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, p.InputSchema, "", "  ") != nil {
+			pretty.Reset()
+			pretty.Write(p.InputSchema)
+		}
+		fmt.Fprintf(&b, "One object matching this JSON Schema:\n\n```json\n%s\n```\n", pretty.String())
+	} else {
+		b.WriteString("One object; no schema was given.\n")
+	}
+	b.WriteString("\n## Tools it calls\n\n")
+	if len(tools) == 0 {
+		b.WriteString("None.\n")
+	}
+	for _, t := range tools {
+		fmt.Fprintf(&b, "- `%s.%s`%s\n", t.Server, t.Tool, t.accessNote())
+	}
+	access := "It is read-only: the runtime refuses its calls to tools that are not read-only."
+	if fm.Write() {
+		access = "A person granted it write access (metadata " + metaWrite + ": \"true\")."
+	}
+	fmt.Fprintf(&b, "\n%s It runs with the caller's permissions and the caller's mcp.json.\n", access)
+	fmt.Fprintf(&b, "\n## Usage\n\n```ts\nimport %s from \"skills/%s\";\n\nconst result = await %s(%s);\n```\n\nFrom a shell: `mcpcode run --skill %s --input '%s'`\n",
+		Identifier(fm.Name), fm.Name, Identifier(fm.Name), exampleInput(p.InputSchema), fm.Name, exampleInput(p.InputSchema))
+	return b.Bytes(), nil
+}
+
+// Identifier turns a skill name into the camelCase identifier examples
+// import it as ("pending-orders" → pendingOrders).
+func Identifier(name string) string {
+	var b strings.Builder
+	upper := false
+	for _, r := range name {
+		switch {
+		case r == '-':
+			upper = true
+		case upper:
+			b.WriteString(strings.ToUpper(string(r)))
+			upper = false
+		default:
+			b.WriteRune(r)
+		}
+	}
+	s := b.String()
+	if s == "" || (s[0] >= '0' && s[0] <= '9') {
+		s = "skill" + strings.ToUpper(s[:min(1, len(s))]) + s[min(1, len(s)):]
+	}
+	return s
+}
+
+// exampleInput builds a small example input from a schema's required
+// properties (or {}).
+func exampleInput(schema json.RawMessage) string {
+	var s struct {
+		Properties map[string]struct {
+			Type    any `json:"type"`
+			Default any `json:"default"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if json.Unmarshal(schema, &s) != nil || len(s.Required) == 0 {
+		return "{}"
+	}
+	ex := map[string]any{}
+	for _, name := range s.Required {
+		p := s.Properties[name]
+		switch {
+		case p.Default != nil:
+			ex[name] = p.Default
+		case p.Type == "number" || p.Type == "integer":
+			ex[name] = 1
+		case p.Type == "boolean":
+			ex[name] = true
+		case p.Type == "array":
+			ex[name] = []any{}
+		case p.Type == "object":
+			ex[name] = map[string]any{}
+		default:
+			ex[name] = "..."
+		}
+	}
+	out, _ := json.Marshal(ex)
+	return string(out)
+}

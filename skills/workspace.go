@@ -1,0 +1,163 @@
+package skills
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/mcpcode/mcpcode/generator"
+)
+
+// Where things live, relative to the workspace root.
+const (
+	SkillsDir    = "skills"
+	proposalsDir = ".proposals"
+	dismissedDir = ".dismissed"
+	programFile  = "index.ts"
+	recordFile   = "proposal.json"
+	skillMDFile  = "SKILL.md"
+	schemaFile   = "input.schema.json"
+)
+
+// Workspace is one workspace's skills.
+type Workspace struct {
+	// Root is the workspace directory: it holds servers/ and skills/.
+	Root string
+	// ManifestPath is the generator's manifest, which says which tools exist
+	// and which are read-only.
+	ManifestPath string
+}
+
+// NewWorkspace returns the skills of the workspace at root, with the
+// generator manifest in its usual place.
+func NewWorkspace(root string) Workspace {
+	return Workspace{Root: root, ManifestPath: filepath.Join(root, ".mcpcode", "manifest.json")}
+}
+
+func (w Workspace) skillsDir() string              { return filepath.Join(w.Root, SkillsDir) }
+func (w Workspace) approvedDir(name string) string { return filepath.Join(w.skillsDir(), name) }
+func (w Workspace) proposalDir(name string) string {
+	return filepath.Join(w.skillsDir(), proposalsDir, name)
+}
+func (w Workspace) dismissedDir(name string) string {
+	return filepath.Join(w.skillsDir(), dismissedDir, name)
+}
+
+// manifest reads the generator manifest; a workspace where gen never ran
+// has an empty one.
+func (w Workspace) manifest() (*generator.Manifest, error) {
+	m, err := generator.ReadManifest(w.ManifestPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &generator.Manifest{Version: generator.ManifestVersion}, nil
+	}
+	return m, err
+}
+
+// Status of a skill.
+const (
+	StatusApproved  = "approved"
+	StatusPending   = "pending"
+	StatusDismissed = "dismissed"
+)
+
+// Entry is one skill of `mcpcode skills list`.
+type Entry struct {
+	Name        string `json:"name"`
+	Status      string `json:"status"`
+	Description string `json:"description"`
+	Write       bool   `json:"write,omitempty"`
+	Problem     string `json:"problem,omitempty"` // an approved skill whose SKILL.md cannot be read
+}
+
+// List returns approved, pending and dismissed skills, sorted by status
+// then name.
+func (w Workspace) List() ([]Entry, error) {
+	var out []Entry
+	approved, err := subdirs(w.skillsDir())
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range approved {
+		e := Entry{Name: name, Status: StatusApproved}
+		if fm, err := w.readSkillMD(name); err != nil {
+			e.Problem = err.Error()
+		} else {
+			e.Description, e.Write = fm.Description, fm.Write()
+		}
+		out = append(out, e)
+	}
+	for _, st := range []struct{ dir, status string }{{proposalsDir, StatusPending}, {dismissedDir, StatusDismissed}} {
+		names, err := subdirs(filepath.Join(w.skillsDir(), st.dir))
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range names {
+			e := Entry{Name: name, Status: st.status}
+			if p, err := readProposal(filepath.Join(w.skillsDir(), st.dir, name)); err != nil {
+				e.Problem = err.Error()
+			} else {
+				e.Description = p.Description
+			}
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// subdirs lists the directories in dir whose names do not start with a dot,
+// sorted; a missing dir has none.
+func subdirs(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// readSkillMD reads and checks an approved skill's SKILL.md.
+func (w Workspace) readSkillMD(name string) (*Frontmatter, error) {
+	data, err := os.ReadFile(filepath.Join(w.approvedDir(name), skillMDFile))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("skills/%s has no SKILL.md", name)
+		}
+		return nil, err
+	}
+	fm, _, err := ParseSkillMD(data)
+	if err != nil {
+		return nil, fmt.Errorf("skills/%s/SKILL.md: %w", name, err)
+	}
+	return fm, nil
+}
+
+// status says where a skill of that name is, or "" when nowhere.
+func (w Workspace) status(name string) string {
+	switch {
+	case isFile(filepath.Join(w.approvedDir(name), skillMDFile)):
+		return StatusApproved
+	case isFile(filepath.Join(w.proposalDir(name), recordFile)):
+		return StatusPending
+	case isFile(filepath.Join(w.dismissedDir(name), recordFile)):
+		return StatusDismissed
+	}
+	return ""
+}
+
+func isFile(p string) bool {
+	st, err := os.Lstat(p)
+	return err == nil && st.Mode().IsRegular()
+}
