@@ -23,6 +23,7 @@ type runFlags struct {
 	connectTimeout time.Duration
 	limits         runtime.Limits
 	memory         byteSize
+	fsQuota        byteSize
 	isolation      string
 	asJSON         bool
 	skill          string
@@ -86,12 +87,15 @@ func cmdRun(a *app, args []string) int {
 			"what its default-exported function returns) as JSON. Exits 0 on success, 1 when the program\n"+
 			"failed, 2 on usage errors.")
 	d := runtime.DefaultLimits()
-	rf := runFlags{limits: d, memory: byteSize(d.Memory)}
+	rf := runFlags{limits: d, memory: byteSize(d.Memory), fsQuota: byteSize(d.FSQuota)}
 	fs.StringVar(&rf.dir, "dir", ".", "the workspace: the directory with mcp.json, servers/, skills/ and workspace/")
 	fs.DurationVar(&rf.limits.Timeout, "timeout", d.Timeout, "wall-time limit of the run")
 	fs.IntVar(&rf.limits.MaxToolCalls, "max-tool-calls", d.MaxToolCalls, "most tool calls a run may make")
 	fs.Var(&rf.memory, "memory", "memory limit of the run (enforced by the OS in worker isolation)")
 	fs.IntVar(&rf.limits.MaxOutput, "max-output", d.MaxOutput, "most characters of output printed; the rest is cut with a marker")
+	fs.IntVar(&rf.limits.MaxStackDepth, "max-stack-depth", d.MaxStackDepth, "deepest JavaScript call stack, in frames")
+	fs.IntVar(&rf.limits.MaxTimers, "max-timers", d.MaxTimers, "most timers pending at once")
+	fs.Var(&rf.fsQuota, "fs-quota", "most bytes a run may write under workspace/")
 	fs.StringVar(&rf.isolation, "isolation", "worker", `"worker" runs in a separate process under an OS memory limit; "none" runs in this process (trusted programs, tests)`)
 	fs.BoolVar(&rf.asJSON, "json", false, "print one JSON object: {ok, result, logs, error, toolCalls, stats}")
 	fs.StringVar(&rf.skill, "skill", "", "run an approved skill instead of a file")
@@ -101,12 +105,12 @@ func cmdRun(a *app, args []string) int {
 	if !ok {
 		return code
 	}
-	rf.limits.Memory = int64(rf.memory)
+	rf.limits.Memory, rf.limits.FSQuota = int64(rf.memory), int64(rf.fsQuota)
 	if rf.isolation != "worker" && rf.isolation != "none" {
 		return a.usageError("run", "--isolation %q: use worker or none", rf.isolation)
 	}
-	if rf.limits.Timeout <= 0 || rf.limits.MaxToolCalls < 0 || rf.limits.MaxOutput <= 0 {
-		return a.usageError("run", "--timeout and --max-output must be positive and --max-tool-calls not negative")
+	if rf.limits.Timeout <= 0 || rf.limits.MaxToolCalls < 1 || rf.limits.MaxOutput < 1 || rf.limits.MaxStackDepth < 1 || rf.limits.MaxTimers < 1 {
+		return a.usageError("run", "--timeout must be positive, and --max-tool-calls, --max-output, --max-stack-depth and --max-timers at least 1")
 	}
 	var input json.RawMessage
 	if rf.input != "" {
@@ -162,7 +166,7 @@ func cmdRun(a *app, args []string) int {
 
 	prog, err := runtime.Bundle(opts)
 	if err != nil {
-		return a.printRunResult(bundleFailure(err), rf)
+		return a.printRunResult(runtime.BundleErrorResult(err), rf)
 	}
 	pool, err := a.runPool(wsDir, rf.connectTimeout)
 	if err != nil {
@@ -222,11 +226,6 @@ func cmdWorker(a *app, args []string) int {
 	return exitOK
 }
 
-// bundleFailure turns a bundling error into a failed result.
-func bundleFailure(err error) *runtime.Result {
-	return &runtime.Result{Error: &runtime.RunError{Kind: runtime.KindBundle, Message: err.Error()}, Logs: []runtime.LogEntry{}, ToolCalls: []runtime.ToolCallRecord{}}
-}
-
 // printRunResult prints the program's output and result (cut at
 // --max-output) and returns the exit code.
 func (a *app) printRunResult(res *runtime.Result, rf runFlags) int {
@@ -257,10 +256,17 @@ func (a *app) printRunResult(res *runtime.Result, rf runFlags) int {
 	}
 	a.stdout.Write([]byte(cutOutput(out.String(), rf.limits.MaxOutput)))
 	if e := res.Error; e != nil {
-		fmt.Fprintf(a.stderr, "%s error: %s\n", e.Kind, indentRest(e.Message))
-		// The stack repeats the message on its first line.
-		if stack := strings.TrimPrefix(e.Stack, e.Message); strings.TrimSpace(stack) != "" {
-			fmt.Fprintf(a.stderr, "%s\n", strings.TrimPrefix(stack, "\n"))
+		switch {
+		case e.Stack == "":
+			fmt.Fprintf(a.stderr, "%s error: %s\n", e.Kind, indentRest(e.Message))
+		case strings.HasPrefix(e.Stack, e.Message):
+			// A JavaScript stack starts with the message.
+			fmt.Fprintf(a.stderr, "%s error: %s\n", e.Kind, e.Stack)
+		case strings.Contains(e.Stack, e.Message):
+			// Bundling diagnostics: position, message, source line.
+			fmt.Fprintf(a.stderr, "%s error: %s\n", e.Kind, e.Stack)
+		default:
+			fmt.Fprintf(a.stderr, "%s error: %s\n%s\n", e.Kind, indentRest(e.Message), e.Stack)
 		}
 	}
 	return code
