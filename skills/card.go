@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -210,10 +211,32 @@ func wrap(s string, width int) string {
 	return strings.Join(out, "\n")
 }
 
+// jsonIndent indents JSON for people, keeping arrays of plain values (an
+// enum, a required list) on one line.
 func jsonIndent(buf *bytes.Buffer, data []byte) error {
-	if err := json.Indent(buf, bytes.TrimSpace(data), "", "  "); err != nil {
+	var tmp bytes.Buffer
+	if err := json.Indent(&tmp, bytes.TrimSpace(data), "", "  "); err != nil {
 		return err
 	}
+	buf.Write(scalarArray.ReplaceAllFunc(tmp.Bytes(), func(m []byte) []byte {
+		items := scalarItem.FindAll(m, -1)
+		var b bytes.Buffer
+		b.WriteByte('[')
+		for i, it := range items {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.Write(bytes.TrimSuffix(bytes.TrimSpace(it), []byte(",")))
+		}
+		b.WriteByte(']')
+		return b.Bytes()
+	}))
 	buf.WriteByte('\n')
 	return nil
 }
+
+var (
+	scalarValue = `(?:"(?:[^"\\\n]|\\.)*"|-?[0-9][0-9.eE+-]*|true|false|null)`
+	scalarArray = regexp.MustCompile(`\[\n(?:[ ]*` + scalarValue + `,?\n)+[ ]*\]`)
+	scalarItem  = regexp.MustCompile(`[ ]*` + scalarValue + `,?\n`)
+)

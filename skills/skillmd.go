@@ -104,11 +104,11 @@ func renderSkillMD(fm Frontmatter, p *Proposal, tools []ToolUse) ([]byte, error)
 	b.WriteString("\n## Input\n\n")
 	if len(p.InputSchema) > 0 {
 		var pretty bytes.Buffer
-		if json.Indent(&pretty, p.InputSchema, "", "  ") != nil {
+		if jsonIndent(&pretty, p.InputSchema) != nil {
 			pretty.Reset()
 			pretty.Write(p.InputSchema)
 		}
-		fmt.Fprintf(&b, "One object matching this JSON Schema:\n\n```json\n%s\n```\n", pretty.String())
+		fmt.Fprintf(&b, "One object matching this JSON Schema:\n\n```json\n%s```\n", pretty.String())
 	} else {
 		b.WriteString("One object; no schema was given.\n")
 	}

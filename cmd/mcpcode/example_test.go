@@ -11,6 +11,7 @@ import (
 	"github.com/mcpcode/mcpcode/internal/tsc"
 	"github.com/mcpcode/mcpcode/servers"
 	"github.com/mcpcode/mcpcode/servers/demo"
+	"github.com/mcpcode/mcpcode/skills"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -46,22 +47,44 @@ func TestExampleTreeFresh(t *testing.T) {
 	if code := ta.run("gen", "--config", filepath.Join(ws, "mcp.json")); code != 0 {
 		t.Fatalf("gen exit %d\n%s", code, ta.stderr)
 	}
+	// The demo skill, proposed and approved as `mcpcode demo` does.
+	sk := skills.NewWorkspace(ws)
+	progPath := filepath.Join(example, "programs", demoSkillProgram)
+	program, err := os.ReadFile(progPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := os.ReadFile(filepath.Join(example, "programs", demoSkillSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sk.Propose(skills.ProposeOptions{Name: demoSkill, Description: demoSkillDescription, Rationale: demoSkillRationale, InputSchema: schema, Program: program, ProgramPath: progPath}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sk.Approve(demoSkill, skills.ApproveOptions{ApprovedBy: "the demo"}); err != nil {
+		t.Fatal(err)
+	}
 	if *update {
 		return
 	}
-	fresh := snapshotContent(t, filepath.Join(ws, "servers"))
-	committed := snapshotContent(t, filepath.Join(example, "servers"))
-	for path, content := range fresh {
-		if c, ok := committed[path]; !ok {
-			t.Errorf("examples/demo/servers/%s is missing", path)
-		} else if !bytes.Equal([]byte(c), []byte(content)) {
-			t.Errorf("examples/demo/servers/%s is stale", path)
+	for _, dir := range []string{"servers", "skills"} {
+		fresh := snapshotContent(t, filepath.Join(ws, dir))
+		committed := snapshotContent(t, filepath.Join(example, dir))
+		for path, content := range fresh {
+			if c, ok := committed[path]; !ok {
+				t.Errorf("examples/demo/%s/%s is missing", dir, path)
+			} else if !bytes.Equal([]byte(c), []byte(content)) {
+				t.Errorf("examples/demo/%s/%s is stale", dir, path)
+			}
+		}
+		for path := range committed {
+			if _, ok := fresh[path]; !ok {
+				t.Errorf("examples/demo/%s/%s is no longer generated", dir, path)
+			}
 		}
 	}
-	for path := range committed {
-		if _, ok := fresh[path]; !ok {
-			t.Errorf("examples/demo/servers/%s is no longer generated", path)
-		}
+	if problems, err := skills.NewWorkspace(example).Verify(); err != nil || len(problems) > 0 {
+		t.Errorf("skills verify in examples/demo: %v %v", problems, err)
 	}
 	m1, _ := os.ReadFile(filepath.Join(ws, ".mcpcode", "manifest.json"))
 	m2, _ := os.ReadFile(filepath.Join(example, ".mcpcode", "manifest.json"))

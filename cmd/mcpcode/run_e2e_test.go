@@ -164,3 +164,38 @@ func compact(raw json.RawMessage) string {
 	}
 	return b.String()
 }
+
+// TestDemoCommand runs `mcpcode demo` twice in one directory (the second
+// time over the first's workspace).
+func TestDemoCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	for i := range 2 {
+		res := runBinary(t, t.TempDir(), 5*time.Minute, "demo", "--dir", dir)
+		if res.code != 0 {
+			t.Fatalf("demo run %d: exit %d\nstdout:\n%s\nstderr:\n%s", i+1, res.code, res.stdout, res.stderr)
+		}
+		for _, want := range []*regexp.Regexp{
+			regexp.MustCompile(`(?m)^  google-drive +ok +stdio +demo-google-drive +1\.0\.0 +3 `),
+			regexp.MustCompile(`(?m)^  salesforce +ok +stdio +demo-salesforce +1\.0\.0 +3 `),
+			regexp.MustCompile(`(?m)^  slack +ok +stdio +demo-slack +1\.0\.0 +2 `),
+			regexp.MustCompile(`(?m)^2\. Generating the typed tree`),
+			regexp.MustCompile(`(?m)^    Found \d+ pending orders out of 10000$`),
+			regexp.MustCompile(`reached the model: [0-9.]+MiB stayed in the program`),
+			regexp.MustCompile(`(?m)^    poll 3: "deployment complete`),
+			regexp.MustCompile(`(?m)^      google-drive\.getSheet +read-only$`),
+			regexp.MustCompile(`wrote \./skills/pending-orders/SKILL\.md`),
+			regexp.MustCompile(`(?m)^    => \{"status":"pending","total":\d+,"orders":\[`),
+		} {
+			if !want.MatchString(res.stdout) {
+				t.Errorf("demo run %d: output does not match %s:\n%s", i+1, want, res.stdout)
+			}
+		}
+	}
+	// The workspace the demo left behind works on its own.
+	if res := runBinary(t, dir, 3*time.Minute, "skills", "verify"); res.code != 0 {
+		t.Errorf("skills verify in the demo workspace: %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	if res := runBinary(t, dir, 3*time.Minute, "run", "--skill", "pending-orders", "--input", `{"status":"cancelled","limit":1}`); res.code != 0 || !strings.Contains(res.stdout, `"status": "cancelled"`) {
+		t.Errorf("running the demo skill: %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+}
