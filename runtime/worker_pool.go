@@ -180,6 +180,16 @@ func (w *worker) hasExited() bool {
 }
 
 // kill ends the worker's process group and waits for it.
+// retire stops a worker whose job is over, in the background; Close waits
+// for it.
+func (p *WorkerPool) retire(w *worker) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		w.kill()
+	}()
+}
+
 func (w *worker) kill() {
 	w.killMu.Lock()
 	w.killed = true

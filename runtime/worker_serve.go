@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sync"
 )
 
@@ -15,6 +17,7 @@ import (
 // parent over in/out, writes the result to out and returns. It must be the
 // only thing running in its process, and nothing else may write to out.
 func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) error {
+	warmUp()
 	dec := json.NewDecoder(in)
 	w := newWireWriter(out)
 	var first wireMessage
@@ -148,3 +151,15 @@ type unknownServerError struct{ msg string }
 
 func (e *unknownServerError) Error() string { return e.msg }
 func (e *unknownServerError) Unwrap() error { return ErrUnknownServer }
+
+// warmUp runs a tiny program while the worker waits for its job, so that
+// the job does not pay the first-use costs of this fresh process (code paged
+// in, the VM's and the compiler's first allocations).
+func warmUp() {
+	ws := os.TempDir()
+	p, err := Bundle(BundleOptions{Workspace: ws, Entry: filepath.Join(ws, "mcpcode-warm-up.ts"),
+		Source: []byte("export default [1, 2, 3].map((x) => JSON.stringify({ x }));\n")})
+	if err == nil {
+		Run(context.Background(), p, RunOptions{Workspace: ws})
+	}
+}

@@ -37,7 +37,9 @@ func (p *WorkerPool) Run(ctx context.Context, prog *Program, opts RunOptions) *R
 			return s.died(start)
 		}
 	}
-	defer w.kill()
+	// The process is stopped after the result is returned, not before: the
+	// caller need not wait for the kernel to tear it down.
+	defer p.retire(w)
 	callCtx, cancelCalls := context.WithCancel(ctx)
 	defer cancelCalls()
 
