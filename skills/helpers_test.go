@@ -13,23 +13,18 @@ import (
 	"time"
 
 	"github.com/mcpcode/mcpcode/generator"
+	"github.com/mcpcode/mcpcode/internal/tsc"
 	"github.com/mcpcode/mcpcode/runtime"
 )
 
 // moduleRoot is the directory holding go.mod.
 func moduleRoot(t testing.TB) string {
 	t.Helper()
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
+	root, err := tsc.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
 	}
+	return root
 }
 
 // demoWorkspace copies the committed demo tree (servers/ and the gen

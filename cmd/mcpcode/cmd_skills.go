@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -51,6 +52,46 @@ func cmdSkills(a *app, args []string) int {
 	return run(a, args[1:])
 }
 
+// skillsCmd is a skills subcommand's flag set: --dir, and --json when the
+// command prints data.
+type skillsCmd struct {
+	name   string
+	fs     *flag.FlagSet
+	dir    *string
+	asJSON *bool
+}
+
+func (a *app) skillsCommand(name, usage, description string, withJSON bool) *skillsCmd {
+	c := &skillsCmd{name: "skills " + name, fs: a.flags("skills "+name, usage, description)}
+	c.dir = c.fs.String("dir", ".", "the workspace")
+	if withJSON {
+		c.asJSON = c.fs.Bool("json", false, "print JSON")
+	}
+	return c
+}
+
+// parse parses the flags and resolves the workspace; with ok false the
+// command ends with code.
+func (c *skillsCmd) parse(a *app, args []string) (ws skills.Workspace, rest []string, code int, ok bool) {
+	rest, code, ok = parse(c.fs, args)
+	if !ok {
+		return ws, nil, code, false
+	}
+	ws, err := skillsWorkspace(*c.dir)
+	if err != nil {
+		return ws, nil, a.usageError(c.name, "%v", err), false
+	}
+	return ws, rest, 0, true
+}
+
+// oneName checks that exactly one skill name was given.
+func (c *skillsCmd) oneName(a *app, rest []string) (string, int, bool) {
+	if len(rest) != 1 {
+		return "", a.usageError(c.name, "give one skill name"), false
+	}
+	return rest[0], 0, true
+}
+
 // skillsWorkspace resolves --dir.
 func skillsWorkspace(dir string) (skills.Workspace, error) {
 	abs, err := filepath.Abs(dir)
@@ -64,29 +105,26 @@ func skillsWorkspace(dir string) (skills.Workspace, error) {
 }
 
 func cmdSkillsPropose(a *app, args []string) int {
-	fs := a.flags("skills propose", "--name NAME --description TEXT --rationale TEXT [--input-schema FILE] [--git] PROGRAM.ts",
+	c := a.skillsCommand("propose", "--name NAME --description TEXT --rationale TEXT [--input-schema FILE] [--git] PROGRAM.ts",
 		"Checks a program without running it (name, description, input schema; it must bundle against the\n"+
 			"tree, approved skills and mcpcode: modules) and stores it as a pending proposal in\n"+
 			"skills/.proposals/<name>/, replacing a pending proposal of that name. With --git it is instead\n"+
-			"committed, laid out as approved, on a new branch skill/<name>; the working tree is untouched.")
-	dir := fs.String("dir", ".", "the workspace")
+			"committed, laid out as approved, on a new branch skill/<name>; the working tree is untouched.", false)
+	fs := c.fs
 	var o skills.ProposeOptions
 	fs.StringVar(&o.Name, "name", "", "the skill's name: 1-64 lowercase letters, digits and hyphens")
 	fs.StringVar(&o.Description, "description", "", "what the skill does and when to use it (at most 1024 characters)")
 	fs.StringVar(&o.Rationale, "rationale", "", "why it deserves to be a skill")
 	schemaFile := fs.String("input-schema", "", "a JSON Schema file describing the input object")
 	useGit := fs.Bool("git", false, "commit the skill on a new branch skill/<name> for a pull request instead")
-	rest, code, ok := parse(fs, args)
+	ws, rest, code, ok := c.parse(a, args)
 	if !ok {
 		return code
 	}
 	if len(rest) != 1 {
-		return a.usageError("skills propose", "give one program file (or - for stdin)")
+		return a.usageError(c.name, "give one program file (or - for stdin)")
 	}
-	ws, err := skillsWorkspace(*dir)
-	if err != nil {
-		return a.usageError("skills propose", "%v", err)
-	}
+	var err error
 	if rest[0] == "-" {
 		o.Program, err = io.ReadAll(a.stdin)
 	} else {
@@ -153,21 +191,16 @@ func describeTools(tools []skills.ToolUse, dynamic []string) string {
 }
 
 func cmdSkillsList(a *app, args []string) int {
-	fs := a.flags("skills list", "[--dir WORKSPACE] [--json]", "Lists approved, pending and dismissed skills.")
-	dir := fs.String("dir", ".", "the workspace")
-	asJSON := fs.Bool("json", false, "print JSON")
-	if _, code, ok := parse(fs, args); !ok {
+	c := a.skillsCommand("list", "[--dir WORKSPACE] [--json]", "Lists approved, pending and dismissed skills.", true)
+	ws, _, code, ok := c.parse(a, args)
+	if !ok {
 		return code
-	}
-	ws, err := skillsWorkspace(*dir)
-	if err != nil {
-		return a.usageError("skills list", "%v", err)
 	}
 	entries, err := ws.List()
 	if err != nil {
 		return a.fail("skills list", err)
 	}
-	if *asJSON {
+	if *c.asJSON {
 		if entries == nil {
 			entries = []skills.Entry{}
 		}
@@ -199,25 +232,20 @@ func cmdSkillsList(a *app, args []string) int {
 }
 
 func cmdSkillsShow(a *app, args []string) int {
-	fs := a.flags("skills show", "NAME [--dir WORKSPACE] [--json]", "Prints the review card of a proposal or a skill.")
-	dir := fs.String("dir", ".", "the workspace")
-	asJSON := fs.Bool("json", false, "print JSON")
-	rest, code, ok := parse(fs, args)
+	c := a.skillsCommand("show", "NAME [--dir WORKSPACE] [--json]", "Prints the review card of a proposal or a skill.", true)
+	ws, rest, code, ok := c.parse(a, args)
 	if !ok {
 		return code
 	}
-	if len(rest) != 1 {
-		return a.usageError("skills show", "give one skill name")
+	name, code, ok := c.oneName(a, rest)
+	if !ok {
+		return code
 	}
-	ws, err := skillsWorkspace(*dir)
+	card, err := ws.Show(name)
 	if err != nil {
-		return a.usageError("skills show", "%v", err)
+		return a.fail(c.name, err)
 	}
-	card, err := ws.Show(rest[0])
-	if err != nil {
-		return a.fail("skills show", err)
-	}
-	if *asJSON {
+	if *c.asJSON {
 		writeJSON(a.stdout, card)
 	} else {
 		fmt.Fprint(a.stdout, card.Render())
@@ -226,27 +254,22 @@ func cmdSkillsShow(a *app, args []string) int {
 }
 
 func cmdSkillsApprove(a *app, args []string) int {
-	fs := a.flags("skills approve", "NAME [--allow-write] [--dir WORKSPACE]",
+	c := a.skillsCommand("approve", "NAME [--allow-write] [--dir WORKSPACE]",
 		"Installs a pending proposal as skills/<name>/ (SKILL.md, index.ts) after checking that the program\n"+
 			"is the one proposed, that every tool it calls exists, and that it calls only read-only tools\n"+
-			"unless --allow-write grants more (recorded in SKILL.md).")
-	dir := fs.String("dir", ".", "the workspace")
-	allowWrite := fs.Bool("allow-write", false, "grant the skill calls to tools that are not read-only")
-	rest, code, ok := parse(fs, args)
+			"unless --allow-write grants more (recorded in SKILL.md).", false)
+	allowWrite := c.fs.Bool("allow-write", false, "grant the skill calls to tools that are not read-only")
+	ws, rest, code, ok := c.parse(a, args)
 	if !ok {
 		return code
 	}
-	if len(rest) != 1 {
-		return a.usageError("skills approve", "give one skill name")
+	name, code, ok := c.oneName(a, rest)
+	if !ok {
+		return code
 	}
-	ws, err := skillsWorkspace(*dir)
+	res, err := ws.Approve(name, skills.ApproveOptions{AllowWrite: *allowWrite, ApprovedBy: os.Getenv("USER")})
 	if err != nil {
-		return a.usageError("skills approve", "%v", err)
-	}
-	by := os.Getenv("USER")
-	res, err := ws.Approve(rest[0], skills.ApproveOptions{AllowWrite: *allowWrite, ApprovedBy: by})
-	if err != nil {
-		return a.fail("skills approve", err)
+		return a.fail(c.name, err)
 	}
 	access := "read-only"
 	if res.Write {
@@ -261,45 +284,36 @@ func cmdSkillsApprove(a *app, args []string) int {
 }
 
 func cmdSkillsDismiss(a *app, args []string) int {
-	fs := a.flags("skills dismiss", "NAME [--dir WORKSPACE]", "Moves a pending proposal to skills/.dismissed/.")
-	dir := fs.String("dir", ".", "the workspace")
-	rest, code, ok := parse(fs, args)
+	c := a.skillsCommand("dismiss", "NAME [--dir WORKSPACE]", "Moves a pending proposal to skills/.dismissed/.", false)
+	ws, rest, code, ok := c.parse(a, args)
 	if !ok {
 		return code
 	}
-	if len(rest) != 1 {
-		return a.usageError("skills dismiss", "give one skill name")
+	name, code, ok := c.oneName(a, rest)
+	if !ok {
+		return code
 	}
-	ws, err := skillsWorkspace(*dir)
-	if err != nil {
-		return a.usageError("skills dismiss", "%v", err)
+	if err := ws.Dismiss(name); err != nil {
+		return a.fail(c.name, err)
 	}
-	if err := ws.Dismiss(rest[0]); err != nil {
-		return a.fail("skills dismiss", err)
-	}
-	fmt.Fprintf(a.stdout, "Dismissed %q; it cannot run.\n", rest[0])
+	fmt.Fprintf(a.stdout, "Dismissed %q; it cannot run.\n", name)
 	return exitOK
 }
 
 func cmdSkillsVerify(a *app, args []string) int {
-	fs := a.flags("skills verify", "[--dir WORKSPACE] [--json]",
+	c := a.skillsCommand("verify", "[--dir WORKSPACE] [--json]",
 		"Checks every skill under skills/: SKILL.md present with valid frontmatter, name equal to its\n"+
 			"directory, index.ts as approved, the program bundling, its tools existing in servers/, and write\n"+
-			"tools only where SKILL.md grants write. Exits 1 with one line per problem.")
-	dir := fs.String("dir", ".", "the workspace")
-	asJSON := fs.Bool("json", false, "print JSON")
-	if _, code, ok := parse(fs, args); !ok {
+			"tools only where SKILL.md grants write. Exits 1 with one line per problem.", true)
+	ws, _, code, ok := c.parse(a, args)
+	if !ok {
 		return code
-	}
-	ws, err := skillsWorkspace(*dir)
-	if err != nil {
-		return a.usageError("skills verify", "%v", err)
 	}
 	problems, err := ws.Verify()
 	if err != nil {
-		return a.fail("skills verify", err)
+		return a.fail(c.name, err)
 	}
-	if *asJSON {
+	if *c.asJSON {
 		if problems == nil {
 			problems = []skills.Problem{}
 		}

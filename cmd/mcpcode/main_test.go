@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpcode/mcpcode/internal/tsc"
 )
 
 // binary is the real mcpcode binary, built once for the end-to-end tests.
@@ -38,20 +40,11 @@ func TestMain(m *testing.M) {
 // moduleRoot is the directory holding go.mod.
 func moduleRoot(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	root, err := tsc.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
+	return root
 }
 
 // npmPackageDir returns the directory of a pinned npm package installed by
