@@ -119,6 +119,11 @@ func (r *genReport) exitCode() int {
 // removed. Progress goes to stderr unless JSON is asked for.
 func (a *app) generate(ws *workspace, pool *servers.Pool, gf genFlags, only []string) (*genReport, error) {
 	outDir, manifestPath := ws.genTarget(gf.out)
+	unlock, err := lockFile(filepath.Join(filepath.Dir(manifestPath), "gen.lock"), a.stderr)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	prev, err := generator.ReadManifest(manifestPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		prev, err = &generator.Manifest{Version: generator.ManifestVersion}, nil

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -269,5 +270,36 @@ func TestGenWatch(t *testing.T) {
 	}
 	if !strings.Contains(ta.stderr.String(), "Stopped watching.") {
 		t.Errorf("no stop message:\n%s", ta.stderr)
+	}
+}
+
+// TestGenWaitsForAnotherGen holds the workspace's gen lock: a gen waits,
+// says so, and writes only once the lock is released.
+func TestGenWaitsForAnotherGen(t *testing.T) {
+	ta := newTestApp(t)
+	ws := t.TempDir()
+	cfg := writeConfig(t, ws, "slack")
+	ta.fakes.set("slack", &mcptest.RawServer{Name: "slack", Version: "1", Tools: corpusTools(t, "slack")})
+	unlock, err := lockFile(filepath.Join(ws, ".mcpcode", "gen.lock"), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int, 1)
+	go func() { done <- ta.run("gen", "--config", cfg) }()
+	eventually(t, "gen to wait for the lock", func() bool { return strings.Contains(ta.stderr.String(), "waiting for another mcpcode gen") })
+	select {
+	case code := <-done:
+		t.Fatalf("gen finished (exit %d) while another held the lock", code)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if exists(filepath.Join(ws, "servers")) {
+		t.Fatal("gen wrote while another held the lock")
+	}
+	unlock()
+	if code := <-done; code != 0 {
+		t.Fatalf("gen after the lock was released: exit %d\n%s", code, ta.stderr)
+	}
+	if !exists(filepath.Join(ws, "servers", "slack", "index.ts")) {
+		t.Error("gen wrote nothing after the lock was released")
 	}
 }
