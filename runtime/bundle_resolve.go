@@ -159,7 +159,11 @@ func (r *resolver) resolve(from *scope, importer, spec string) (resolution, erro
 	if len(shown) > 3 {
 		shown = shown[:3]
 	}
-	return resolution{}, fmt.Errorf("import %q: no such file in the workspace (looked for %s, ...)", spec, strings.Join(shown, ", "))
+	hint := ""
+	if hasPathPrefix(logical, "servers") {
+		hint = "; list servers/ to see the tools there, or run `mcpcode gen` to generate the tree"
+	}
+	return resolution{}, fmt.Errorf("import %q: no such file in the workspace (looked for %s, ...)%s", spec, strings.Join(shown, ", "), hint)
 }
 
 // realRel returns the workspace-relative real path of abs, refusing files
