@@ -125,3 +125,22 @@ func writeConfig(t *testing.T, dir string, names ...string) string {
 	writeFile(t, p, string(data))
 	return p
 }
+
+func TestCutOutput(t *testing.T) {
+	tests := []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"hello", 5, "hello"},
+		{"hello!", 5, "hello\n[… 1 more characters omitted (--max-output 5)]\n"},
+		{"ééééé", 5, "ééééé"},
+		{"éééééé", 5, "ééééé\n[… 1 more characters omitted (--max-output 5)]\n"},
+		{"ab", 0, "ab"},
+	}
+	for _, tt := range tests {
+		if got := cutOutput(tt.in, tt.max); got != tt.want {
+			t.Errorf("cutOutput(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpcode/mcpcode/runtime"
 	"github.com/mcpcode/mcpcode/servers"
@@ -274,9 +275,15 @@ func (a *app) printRunResult(res *runtime.Result, rf runFlags) int {
 
 // cutOutput keeps the first max characters of s and says how many were cut.
 func cutOutput(s string, max int) string {
-	r := []rune(s)
-	if max <= 0 || len(r) <= max {
+	if max <= 0 || len(s) <= max { // no more characters than bytes
 		return s
 	}
-	return string(r[:max]) + fmt.Sprintf("\n[… %d more characters omitted (--max-output %d)]\n", len(r)-max, max)
+	n := 0
+	for i := range s {
+		if n == max {
+			return s[:i] + fmt.Sprintf("\n[… %d more characters omitted (--max-output %d)]\n", utf8.RuneCountInString(s[i:]), max)
+		}
+		n++
+	}
+	return s
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -195,11 +196,19 @@ func cmdTools(a *app, args []string) int {
 	return exitCodeOf(statuses)
 }
 
+// writeJSON prints v as indented JSON. A value that cannot be encoded (a
+// program's result nested too deep, say) prints an error object instead,
+// so that a reader always gets JSON.
 func writeJSON(w io.Writer, v any) {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		buf.Reset()
+		_ = enc.Encode(map[string]any{"ok": false, "error": map[string]string{"kind": "output", "message": "the output could not be encoded as JSON: " + err.Error()}})
+	}
+	w.Write(buf.Bytes())
 }
 
 func dash(s string) string {
