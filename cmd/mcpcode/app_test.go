@@ -133,9 +133,10 @@ func TestCutOutput(t *testing.T) {
 		want string
 	}{
 		{"hello", 5, "hello"},
-		{"hello!", 5, "hello\n[… 1 more characters omitted (--max-output 5)]\n"},
+		{"hello!", 5, "hello\n[… 1 more character omitted (--max-output 5)]\n"},
 		{"ééééé", 5, "ééééé"},
-		{"éééééé", 5, "ééééé\n[… 1 more characters omitted (--max-output 5)]\n"},
+		{"éééééé", 5, "ééééé\n[… 1 more character omitted (--max-output 5)]\n"},
+		{"abcd", 2, "ab\n[… 2 more characters omitted (--max-output 2)]\n"},
 		{"ab", 0, "ab"},
 	}
 	for _, tt := range tests {

@@ -281,7 +281,12 @@ func cutOutput(s string, max int) string {
 	n := 0
 	for i := range s {
 		if n == max {
-			return s[:i] + fmt.Sprintf("\n[… %d more characters omitted (--max-output %d)]\n", utf8.RuneCountInString(s[i:]), max)
+			rest := utf8.RuneCountInString(s[i:])
+			word := "characters"
+			if rest == 1 {
+				word = "character"
+			}
+			return s[:i] + fmt.Sprintf("\n[… %d more %s omitted (--max-output %d)]\n", rest, word, max)
 		}
 		n++
 	}
