@@ -84,12 +84,16 @@ func (c *skillsCmd) parse(a *app, args []string) (ws skills.Workspace, rest []st
 	return ws, rest, 0, true
 }
 
-// oneName checks that exactly one skill name was given.
-func (c *skillsCmd) oneName(a *app, rest []string) (string, int, bool) {
-	if len(rest) != 1 {
-		return "", a.usageError(c.name, "give one skill name"), false
+// parseName is parse for commands that take exactly one skill name.
+func (c *skillsCmd) parseName(a *app, args []string) (ws skills.Workspace, name string, code int, ok bool) {
+	ws, rest, code, ok := c.parse(a, args)
+	if !ok {
+		return ws, "", code, false
 	}
-	return rest[0], 0, true
+	if len(rest) != 1 {
+		return ws, "", a.usageError(c.name, "give one skill name"), false
+	}
+	return ws, rest[0], 0, true
 }
 
 // skillsWorkspace resolves --dir.
@@ -233,11 +237,7 @@ func cmdSkillsList(a *app, args []string) int {
 
 func cmdSkillsShow(a *app, args []string) int {
 	c := a.skillsCommand("show", "NAME [--dir WORKSPACE] [--json]", "Prints the review card of a proposal or a skill.", true)
-	ws, rest, code, ok := c.parse(a, args)
-	if !ok {
-		return code
-	}
-	name, code, ok := c.oneName(a, rest)
+	ws, name, code, ok := c.parseName(a, args)
 	if !ok {
 		return code
 	}
@@ -259,11 +259,7 @@ func cmdSkillsApprove(a *app, args []string) int {
 			"is the one proposed, that every tool it calls exists, and that it calls only read-only tools\n"+
 			"unless --allow-write grants more (recorded in SKILL.md).", false)
 	allowWrite := c.fs.Bool("allow-write", false, "grant the skill calls to tools that are not read-only")
-	ws, rest, code, ok := c.parse(a, args)
-	if !ok {
-		return code
-	}
-	name, code, ok := c.oneName(a, rest)
+	ws, name, code, ok := c.parseName(a, args)
 	if !ok {
 		return code
 	}
@@ -285,11 +281,7 @@ func cmdSkillsApprove(a *app, args []string) int {
 
 func cmdSkillsDismiss(a *app, args []string) int {
 	c := a.skillsCommand("dismiss", "NAME [--dir WORKSPACE]", "Moves a pending proposal to skills/.dismissed/.", false)
-	ws, rest, code, ok := c.parse(a, args)
-	if !ok {
-		return code
-	}
-	name, code, ok := c.oneName(a, rest)
+	ws, name, code, ok := c.parseName(a, args)
 	if !ok {
 		return code
 	}
