@@ -12,15 +12,23 @@ import (
 
 // analyzeCalls finds, in the parsed bundle, every use of the scopes' call
 // functions: calls with literal server and tool names become ToolRefs with
-// their scope; any other use (non-literal arguments, the function aliased or
-// passed around) is reported as "file:line" of the original source. Because
-// esbuild tree-shakes, only tools the program can actually reach remain.
+// their scope; any other use (non-literal arguments, the function aliased,
+// passed around or put in an object) is reported as "file:line" of the
+// original source. Because esbuild tree-shakes, only tools the program can
+// actually reach remain. The analysis fails closed: where the syntax tree is
+// too deep to walk, it reports "analysis incomplete: nesting too deep at
+// file:line", so that reviewers treat the program as unverifiable.
 func analyzeCalls(prg *ast.Program, scopes []*scope) ([]ToolRef, []string) {
-	a := &callAnalyzer{file: prg.File, byName: map[string]*scope{}, calls: map[ToolRef]bool{}, dynamic: map[string]bool{}}
+	return analyzeCallsWithin(prg, scopes, maxASTDepth)
+}
+
+// analyzeCallsWithin is analyzeCalls with the walk bounded to maxDepth.
+func analyzeCallsWithin(prg *ast.Program, scopes []*scope, maxDepth int) ([]ToolRef, []string) {
+	a := &callAnalyzer{file: prg.File, byName: map[string]*scope{}, calls: map[ToolRef]bool{}, dynamic: map[string]bool{}, maxDepth: maxDepth}
 	for _, s := range scopes {
 		a.byName[s.callName] = s
 	}
-	a.walk(reflect.ValueOf(prg), 0)
+	a.walk(reflect.ValueOf(prg), 0, 0)
 	calls := make([]ToolRef, 0, len(a.calls))
 	for c := range a.calls {
 		calls = append(calls, c)
@@ -43,71 +51,94 @@ func analyzeCalls(prg *ast.Program, scopes []*scope) ([]ToolRef, []string) {
 }
 
 type callAnalyzer struct {
-	file    *file.File
-	byName  map[string]*scope
-	calls   map[ToolRef]bool
-	dynamic map[string]bool
+	file     *file.File
+	byName   map[string]*scope
+	calls    map[ToolRef]bool
+	dynamic  map[string]bool
+	maxDepth int
 }
 
-// maxASTDepth bounds the walk; esbuild's output of any sane program is far
-// shallower.
-const maxASTDepth = 10000
+// maxASTDepth bounds the walk (in reflection steps, a few per syntax
+// level). Bundle's pre-check keeps what it accepts far shallower; a tree
+// deeper than this is reported as not analyzed rather than walked.
+const maxASTDepth = 50000
 
 var (
-	callExprType = reflect.TypeOf(&ast.CallExpression{})
-	identType    = reflect.TypeOf(&ast.Identifier{})
-	bindingType  = reflect.TypeOf(&ast.Binding{})
-	fileType     = reflect.TypeOf(&file.File{})
+	callExprType      = reflect.TypeOf(&ast.CallExpression{})
+	identType         = reflect.TypeOf(&ast.Identifier{})
+	bindingType       = reflect.TypeOf(&ast.Binding{})
+	propertyShortType = reflect.TypeOf(&ast.PropertyShort{})
+	fileType          = reflect.TypeOf(&file.File{})
+	nodeType          = reflect.TypeOf((*ast.Node)(nil)).Elem()
 )
 
 // walk visits every node of the AST by reflection (goja's ast package has no
 // visitor), treating call expressions, identifiers and bindings specially.
-func (a *callAnalyzer) walk(v reflect.Value, depth int) {
-	if depth > maxASTDepth {
+// at is the position of the innermost node around v, for reporting.
+func (a *callAnalyzer) walk(v reflect.Value, depth int, at file.Idx) {
+	if depth > a.maxDepth {
+		a.incomplete(at)
 		return
 	}
 	switch v.Kind() {
 	case reflect.Interface:
 		if !v.IsNil() {
-			a.walk(v.Elem(), depth+1)
+			a.walk(v.Elem(), depth+1, at)
 		}
 	case reflect.Pointer:
 		if v.IsNil() {
 			return
 		}
+		if v.Type().Implements(nodeType) {
+			if idx := v.Interface().(ast.Node).Idx0(); idx > 0 {
+				at = idx
+			}
+		}
 		switch v.Type() {
 		case fileType:
 			return
 		case callExprType:
-			a.call(v.Interface().(*ast.CallExpression), depth)
+			a.call(v.Interface().(*ast.CallExpression), depth, at)
 			return
 		case identType:
 			a.ident(v.Interface().(*ast.Identifier))
+			return
+		case propertyShortType:
+			// {callMCPTool} puts the function in an object: it escapes.
+			p := v.Interface().(*ast.PropertyShort)
+			a.ident(&p.Name)
+			a.walk(reflect.ValueOf(p.Initializer), depth+1, at)
 			return
 		case bindingType:
 			bnd := v.Interface().(*ast.Binding)
 			if id, ok := bnd.Target.(*ast.Identifier); ok && a.byName[id.Name.String()] != nil {
 				// The declaration of the call function itself.
-				a.walk(reflect.ValueOf(bnd.Initializer), depth+1)
+				a.walk(reflect.ValueOf(bnd.Initializer), depth+1, at)
 				return
 			}
 		}
-		a.walk(v.Elem(), depth+1)
+		a.walk(v.Elem(), depth+1, at)
 	case reflect.Struct:
 		for i := 0; i < v.NumField(); i++ {
 			if v.Type().Field(i).IsExported() {
-				a.walk(v.Field(i), depth+1)
+				a.walk(v.Field(i), depth+1, at)
 			}
 		}
 	case reflect.Slice:
 		for i := 0; i < v.Len(); i++ {
-			a.walk(v.Index(i), depth+1)
+			a.walk(v.Index(i), depth+1, at)
 		}
 	}
 }
 
+// incomplete records that the walk stopped at a too-deep subtree: a call
+// hidden there could be neither listed nor flagged.
+func (a *callAnalyzer) incomplete(at file.Idx) {
+	a.dynamic["analysis incomplete: nesting too deep at "+a.position(at)] = true
+}
+
 // call records a call of a call function with literal names, or flags it.
-func (a *callAnalyzer) call(c *ast.CallExpression, depth int) {
+func (a *callAnalyzer) call(c *ast.CallExpression, depth int, at file.Idx) {
 	id, ok := c.Callee.(*ast.Identifier)
 	if sc := a.scopeOf(id, ok); sc != nil {
 		server, ok1 := literalString(c.ArgumentList, 0)
@@ -118,10 +149,10 @@ func (a *callAnalyzer) call(c *ast.CallExpression, depth int) {
 			a.flag(id.Idx)
 		}
 	} else {
-		a.walk(reflect.ValueOf(c.Callee), depth+1)
+		a.walk(reflect.ValueOf(c.Callee), depth+1, at)
 	}
 	for _, arg := range c.ArgumentList {
-		a.walk(reflect.ValueOf(arg), depth+1)
+		a.walk(reflect.ValueOf(arg), depth+1, at)
 	}
 }
 
@@ -141,8 +172,13 @@ func (a *callAnalyzer) scopeOf(id *ast.Identifier, ok bool) *scope {
 
 // flag records the original file:line of a bundle position.
 func (a *callAnalyzer) flag(idx file.Idx) {
+	a.dynamic[a.position(idx)] = true
+}
+
+// position is the original "file:line" of a bundle position.
+func (a *callAnalyzer) position(idx file.Idx) string {
 	p := a.file.Position(int(idx) - a.file.Base())
-	a.dynamic[fmt.Sprintf("%s:%d", p.Filename, p.Line)] = true
+	return fmt.Sprintf("%s:%d", p.Filename, p.Line)
 }
 
 // literalString returns argument i when it is a string literal (or a

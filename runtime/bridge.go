@@ -81,13 +81,13 @@ type callOutcome struct {
 	// kind is "" on success, else the ToolError kind.
 	kind    string
 	message string
-	bytes   int64
 }
 
 // perform does one call off the VM goroutine: look the tool up, check the
 // scope's permission, validate the arguments, call, and shape the result.
-// Nothing is sent upstream unless every check passed.
-func (c *toolCatalog) perform(ctx context.Context, sc *scopeDescriptor, server, tool string, args json.RawMessage) callOutcome {
+// Nothing is sent upstream unless every check passed; book records the
+// calls that are sent.
+func (c *toolCatalog) perform(ctx context.Context, sc *scopeDescriptor, server, tool string, args json.RawMessage, book *callBook) callOutcome {
 	srv := c.server(ctx, server)
 	if srv.err != nil {
 		if errors.Is(srv.err, ErrUnknownServer) {
@@ -105,22 +105,33 @@ func (c *toolCatalog) perform(ctx context.Context, sc *scopeDescriptor, server, 
 	if problems := c.schema(server, info).problems(args); len(problems) > 0 {
 		return callOutcome{kind: KindValidation, message: validationMessage(server, tool, problems)}
 	}
+	idx := book.start(server, tool)
+	started := time.Now()
 	res, err := c.caller.CallTool(ctx, server, tool, args)
+	book.finish(idx, time.Since(started), err == nil && res != nil && !res.IsError, resultBytes(res))
 	if err != nil {
 		return callOutcome{kind: KindTransport, message: fmt.Sprintf("calling %s.%s: %v", server, tool, err)}
 	}
 	if res == nil {
 		return callOutcome{kind: KindTransport, message: fmt.Sprintf("calling %s.%s: no result", server, tool)}
 	}
-	n := int64(len(res.Content) + len(res.StructuredContent))
 	shaped, err := shapeToolResult(info, res)
 	if err != nil {
-		return callOutcome{kind: KindTransport, message: fmt.Sprintf("calling %s.%s: %v", server, tool, err), bytes: n}
+		return callOutcome{kind: KindTransport, message: fmt.Sprintf("calling %s.%s: %v", server, tool, err)}
 	}
 	if shaped.failed {
-		return callOutcome{kind: KindTool, message: shaped.message, result: shaped, bytes: n}
+		return callOutcome{kind: KindTool, message: shaped.message, result: shaped}
 	}
-	return callOutcome{result: shaped, bytes: n}
+	return callOutcome{result: shaped}
+}
+
+// resultBytes is the size of a tool's answer, as counted in
+// Stats.BytesFromTools.
+func resultBytes(res *ToolResult) int64 {
+	if res == nil {
+		return 0
+	}
+	return int64(len(res.Content) + len(res.StructuredContent))
 }
 
 func unknownToolMessage(server, tool string, names []string) string {
@@ -161,13 +172,18 @@ func validationMessage(server, tool string, problems []string) string {
 }
 
 // newCaller returns the native call function of one scope (sc nil: the
-// program's own, with the caller's full rights).
+// program's own, with the caller's full rights). Every failure, whatever
+// the arguments are (a revoked Proxy included), is a rejected promise.
 func (r *run) newCaller(sc *scopeDescriptor) func(goja.FunctionCall) goja.Value {
 	return func(call goja.FunctionCall) goja.Value {
 		promise, resolve, reject := r.vm.NewPromise()
+		if r.finished {
+			_ = reject(r.finishedError("callMCPTool"))
+			return r.vm.ToValue(promise)
+		}
 		frames := r.vm.CaptureCallStack(32, nil)
 		serverV, toolV := call.Argument(0), call.Argument(1)
-		server, tool := serverV.String(), toolV.String()
+		server, tool := primitiveText(serverV), primitiveText(toolV)
 		fail := func(kind, msg string) goja.Value {
 			_ = reject(r.newToolError(kind, msg, server, tool, "", frames))
 			return r.vm.ToValue(promise)
@@ -183,12 +199,9 @@ func (r *run) newCaller(sc *scopeDescriptor) func(goja.FunctionCall) goja.Value 
 		if msg != "" {
 			return fail(KindValidation, fmt.Sprintf("invalid arguments for %s.%s (nothing was sent): %s", server, tool, msg))
 		}
-		idx := r.calls.start(server, tool)
 		r.loop.callsInFlight++
-		started := time.Now()
 		go func() {
-			out := r.catalog.perform(r.ctx, sc, server, tool, args)
-			r.calls.finish(idx, time.Since(started), out.kind == "", out.bytes)
+			out := r.catalog.perform(r.ctx, sc, server, tool, args, r.calls)
 			r.loop.post(func() error {
 				r.loop.callsInFlight--
 				return r.settleCall(out, resolve, reject, server, tool, frames)
@@ -198,31 +211,69 @@ func (r *run) newCaller(sc *scopeDescriptor) func(goja.FunctionCall) goja.Value 
 	}
 }
 
+// primitiveText is a primitive's string form, without running any program
+// code: objects and symbols are only named.
+func primitiveText(v goja.Value) string {
+	switch v.(type) {
+	case *goja.Object:
+		return "[object]"
+	case *goja.Symbol:
+		return "[symbol]"
+	}
+	if v == nil {
+		return "undefined"
+	}
+	return v.String()
+}
+
 // argumentsJSON serializes a call's arguments with the VM's own
-// JSON.stringify; they must be an object (undefined and null mean {}).
+// JSON.stringify; the JSON must be an object (undefined and null mean {}),
+// whatever toJSON methods return.
 func (r *run) argumentsJSON(v goja.Value) (json.RawMessage, string) {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 		return json.RawMessage("{}"), ""
 	}
-	obj, ok := v.(*goja.Object)
-	if !ok || obj.ClassName() == "Array" {
-		return nil, "/: the arguments must be an object"
+	const notObject = "/: the arguments must be an object"
+	if _, ok := v.(*goja.Object); !ok {
+		return nil, notObject
 	}
-	if _, callable := goja.AssertFunction(obj); callable {
-		return nil, "/: the arguments must be an object"
-	}
-	s, err := r.intr.stringify(goja.Undefined(), obj)
+	s, err := r.intr.stringify(goja.Undefined(), v)
 	if err != nil {
 		if isUncatchable(err) {
 			panic(err) // an interrupt or stack overflow unwinds the VM
 		}
 		var ex *goja.Exception
 		if errors.As(err, &ex) {
-			return nil, "/: the arguments cannot be converted to JSON: " + ex.Value().String()
+			return nil, "/: the arguments cannot be converted to JSON: " + primitiveText(ex.Value())
 		}
 		return nil, "/: the arguments cannot be converted to JSON: " + err.Error()
 	}
-	return json.RawMessage(s.String()), ""
+	if !goja.IsString(s) {
+		return nil, notObject // a function, or a toJSON that returned undefined
+	}
+	text := s.String()
+	if !strings.HasPrefix(text, "{") {
+		if obj := v.(*goja.Object); !isProxy(obj) && obj.ClassName() == "Array" {
+			return nil, notObject
+		}
+		return nil, notObject + " (its JSON is " + describeJSON(text) + ": check its toJSON method)"
+	}
+	return json.RawMessage(text), ""
+}
+
+// describeJSON names the kind of a JSON text for a message.
+func describeJSON(text string) string {
+	switch {
+	case strings.HasPrefix(text, "["):
+		return "an array"
+	case strings.HasPrefix(text, `"`):
+		return "a string"
+	case text == "null":
+		return "null"
+	case text == "true" || text == "false":
+		return "a boolean"
+	}
+	return "a number"
 }
 
 // settleCall resolves or rejects a call's promise on the VM goroutine.
@@ -256,9 +307,11 @@ func (r *run) newToolError(kind, msg, server, tool, resultJSON string, frames []
 		obj = r.vm.NewTypeError(msg)
 	}
 	_ = obj.DefineDataProperty("stack", r.vm.ToValue(framesStack("ToolError: "+msg, frames)), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	he := hostError{kind: kind}
 	if kind == KindLimit {
-		r.tagged[obj] = LimitToolCalls
+		he.limit = LimitToolCalls
 	}
+	r.hostErrors[obj] = he
 	return obj
 }
 

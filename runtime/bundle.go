@@ -4,9 +4,11 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -47,6 +49,29 @@ var goSupported = map[string]bool{
 // Bundle bundles a program and its imports into one script for Run. The
 // error is a *BundleError whose diagnostics carry workspace-relative
 // positions.
+//
+// esbuild runs in the caller's process, on source that may be hostile, and
+// some of what it does recurses on the syntax tree (a Go stack overflow
+// ends the process and cannot be recovered) or takes more than linear time
+// on some shapes of code. So every file is checked before esbuild reads it,
+// by one linear scan that skips strings, templates, comments and regular
+// expressions:
+//   - size: at most 1 MiB per program or skill file, 2 MiB and 1000 files
+//     in all outside servers/ (the generated servers/ tree: 16 MiB a file);
+//   - nesting: at most 200 levels of brackets, braces, template
+//     substitutions, JSX elements, arrow functions, prefix operators,
+//     assignments, conditionals and nested statements counted together;
+//     expressions at most 1000 levels deep with their chains of calls,
+//     property accesses and binary operators (servers/ files included);
+//   - work: budgets on the shapes esbuild or goja handle in quadratic or
+//     cubic time, summed over the files outside servers/: deep nesting
+//     repeated many times, names colliding in nested scopes, long operator
+//     and comma chains, string literals joined with +, '<' chains in
+//     TypeScript, switches with very many cases.
+//
+// A refused file gets a diagnostic that says what to change. Within these
+// bounds a build takes about a second per MiB of source at worst (most of
+// it linear work in esbuild and goja); it cannot be interrupted.
 func Bundle(opts BundleOptions) (*Program, error) {
 	ws, err := workspaceRoot(opts.Workspace)
 	if err != nil {
@@ -69,6 +94,7 @@ func Bundle(opts BundleOptions) (*Program, error) {
 		source: opts.Source,
 		host:   "__mcpcode_" + randomHex(8),
 		res:    newResolver(ws, opts.Skills),
+		check:  newSourceCheck(),
 	}
 	out := api.Build(api.BuildOptions{
 		EntryPoints:    []string{"mcpcode-entry"},
@@ -149,6 +175,7 @@ type build struct {
 	source []byte
 	host   string
 	res    *resolver
+	check  *sourceCheck
 }
 
 func (b *build) setup(pb api.PluginBuild) {
@@ -188,7 +215,7 @@ func (b *build) onResolve(a api.OnResolveArgs) (api.OnResolveResult, error) {
 		return api.OnResolveResult{Path: fmt.Sprintf("runtime/%d", r.scope.index), Namespace: nsVirtual}, nil
 	}
 	if r.virtual == "fs" {
-		return api.OnResolveResult{Path: "fs", Namespace: nsVirtual}, nil
+		return api.OnResolveResult{Path: fmt.Sprintf("fs/%d", r.scope.index), Namespace: nsVirtual}, nil
 	}
 	return api.OnResolveResult{Path: r.rel, Namespace: r.scope.namespace}, nil
 }
@@ -201,29 +228,18 @@ func (b *build) onLoad(a api.OnLoadArgs) (api.OnLoadResult, error) {
 		switch {
 		case a.Path == "entry":
 			src = entryModule(b.host)
-		case a.Path == "fs":
-			src = fsModule(b.host)
+		case strings.HasPrefix(a.Path, "fs/"):
+			src = fsModule(b.host, b.virtualScope(a.Path))
 		case strings.HasPrefix(a.Path, "runtime/"):
-			var idx int
-			fmt.Sscanf(a.Path, "runtime/%d", &idx)
-			b.res.mu.Lock()
-			sc := b.res.scopes.list[idx]
-			b.res.mu.Unlock()
-			src = runtimeModule(b.host, sc)
+			src = runtimeModule(b.host, b.virtualScope(a.Path))
 		default:
 			return api.OnLoadResult{}, fmt.Errorf("unknown virtual module %q", a.Path)
 		}
 		return api.OnLoadResult{Contents: &src, Loader: api.LoaderJS}, nil
 	}
-	var src string
-	if a.Path == b.entry && b.source != nil {
-		src = string(b.source)
-	} else {
-		data, err := b.root.ReadFile(filepath.FromSlash(a.Path))
-		if err != nil {
-			return api.OnLoadResult{Errors: []api.Message{{Text: fmt.Sprintf("reading %s: %v", a.Path, unwrapPathError(err))}}}, nil
-		}
-		src = string(data)
+	src, msg := b.read(a)
+	if msg != nil {
+		return api.OnLoadResult{Errors: []api.Message{*msg}}, nil
 	}
 	if a.Path == b.entry {
 		// Programs are ES modules even without imports or exports
@@ -232,6 +248,15 @@ func (b *build) onLoad(a api.OnLoadArgs) (api.OnLoadResult, error) {
 		src += "\nexport {};\n"
 	}
 	return api.OnLoadResult{Contents: &src, Loader: loaderFor(a.Path)}, nil
+}
+
+// virtualScope is the scope of a virtual module path "<module>/<index>".
+func (b *build) virtualScope(p string) *scope {
+	_, num, _ := strings.Cut(p, "/")
+	idx, _ := strconv.Atoi(num)
+	b.res.mu.Lock()
+	defer b.res.mu.Unlock()
+	return b.res.scopes.list[idx]
 }
 
 // sourceName turns an esbuild source name ("mcpcode-s2:servers/x/y.ts",
@@ -245,7 +270,7 @@ func (b *build) sourceName(s string) string {
 		switch {
 		case strings.HasPrefix(p, "runtime"):
 			return "mcpcode:runtime"
-		case p == "fs":
+		case strings.HasPrefix(p, "fs"):
 			return "mcpcode:fs"
 		}
 		return "mcpcode:entry"
@@ -264,4 +289,79 @@ func (t *scopeTable) skillNames() []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// read returns the source of a workspace file esbuild loads, after the
+// pre-check (see Bundle): the file's size first, then its shape. The error
+// is esbuild's message with the position of the problem.
+func (b *build) read(a api.OnLoadArgs) (string, *api.Message) {
+	// The program itself is never exempt, whatever its name.
+	generated := a.Path != b.entry && hasPathPrefix(a.Path, "servers")
+	limit := int64(maxSourceFileBytes)
+	if generated {
+		limit = maxGeneratedFileBytes
+	}
+	fail := func(text string) *api.Message {
+		return &api.Message{Text: text, Location: &api.Location{File: a.Path, Namespace: a.Namespace}}
+	}
+	var src string
+	if a.Path == b.entry && b.source != nil {
+		if int64(len(b.source)) > limit {
+			return "", fail(fmt.Sprintf("the program is %s, over the limit of %s: split it into several files", sizeText(int64(len(b.source))), formatBytes(limit)))
+		}
+		src = string(b.source)
+	} else {
+		data, err := readLimited(b.root, a.Path, limit)
+		if err != nil {
+			return "", &api.Message{Text: fmt.Sprintf("reading %s: %v", a.Path, unwrapPathError(err))}
+		}
+		if int64(len(data)) > limit {
+			if generated {
+				return "", fail(fmt.Sprintf("the generated file is over the limit of %s: regenerate the tree with `mcpcode gen`", formatBytes(limit)))
+			}
+			return "", fail(fmt.Sprintf("the file is over the limit of %s for program and skill files: split it into several files", formatBytes(limit)))
+		}
+		src = string(data)
+	}
+	if !generated {
+		if e := b.check.admit(int64(len(src))); e != nil {
+			return "", fail(e.msg)
+		}
+	}
+	loader := loaderFor(a.Path)
+	jsx := loader == api.LoaderJSX || loader == api.LoaderTSX
+	ts := loader == api.LoaderTS || loader == api.LoaderTSX
+	if e := b.check.scan(src, jsx, ts, generated); e != nil {
+		m := fail(e.msg)
+		if e.off >= 0 {
+			m.Location.Line, m.Location.Column, m.Location.LineText = sourcePosition(src, e.off)
+		}
+		return "", m
+	}
+	return src, nil
+}
+
+// readLimited reads at most limit+1 bytes of a workspace file, so that an
+// oversized file is refused without being read whole.
+func readLimited(root *os.Root, rel string, limit int64) ([]byte, error) {
+	f, err := root.Open(filepath.FromSlash(rel))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit+1))
+}
+
+// sourcePosition returns the 1-based line, the 0-based byte column and the
+// line's text of a byte offset.
+func sourcePosition(src string, off int) (line, col int, text string) {
+	off = min(off, len(src))
+	start := strings.LastIndexByte(src[:off], '\n') + 1
+	end := strings.IndexByte(src[off:], '\n')
+	if end < 0 {
+		end = len(src)
+	} else {
+		end += off
+	}
+	return strings.Count(src[:start], "\n") + 1, off - start, strings.TrimSuffix(src[start:end], "\r")
 }

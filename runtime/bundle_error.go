@@ -25,7 +25,8 @@ type Diagnostic struct {
 	Line int `json:"line,omitempty"`
 	// Column is 1-based, in characters; 0 when unknown.
 	Column int `json:"column,omitempty"`
-	// LineText is the source line the problem is on.
+	// LineText is the source line the problem is on; empty when the line is
+	// longer than maxLineText bytes.
 	LineText string `json:"lineText,omitempty"`
 	Text     string `json:"text"`
 }
@@ -94,6 +95,10 @@ func byteColumnToChars(line string, byteCol int) int {
 	return utf8.RuneCountInString(line[:byteCol]) + 1
 }
 
+// maxLineText bounds the source line a diagnostic shows: a minified or
+// generated line can be megabytes long.
+const maxLineText = 240
+
 // bundleErrorf is a BundleError with one diagnostic without a position.
 func bundleErrorf(file, format string, args ...any) *BundleError {
 	return &BundleError{Diagnostics: []Diagnostic{{File: file, Text: fmt.Sprintf(format, args...)}}}
@@ -113,6 +118,9 @@ func (b *build) diagnostics(msgs []api.Message) *BundleError {
 			d.Line = l.Line
 			d.LineText = l.LineText
 			d.Column = byteColumnToChars(l.LineText, l.Column)
+			if len(d.LineText) > maxLineText {
+				d.LineText = ""
+			}
 		}
 		be.Diagnostics = append(be.Diagnostics, d)
 	}

@@ -119,7 +119,7 @@ func (r *resolver) resolve(from *scope, importer, spec string) (resolution, erro
 	}
 	// A skill that is not approved is explained by the policy, whether or
 	// not its files happen to exist.
-	if segs := strings.Split(logical, "/"); segs[0] == "skills" && len(segs) >= 2 {
+	if segs := strings.Split(logical, "/"); isSegment(segs[0], "skills") && len(segs) >= 2 {
 		r.mu.Lock()
 		_, err := r.grantLocked(segs[1])
 		r.mu.Unlock()
@@ -183,13 +183,14 @@ func (r *resolver) realRel(abs string) (string, error) {
 // scopeOf returns the scope of the module at rel imported from scope from:
 // skills/<name>/... belongs to that skill (which must be approved);
 // servers/... stays in the importer's scope; other files are the program's
-// and may not be imported by skill code.
+// and may not be imported by skill code. Reserved names are compared
+// without case: on a case-insensitive file system Skills/ is skills/.
 func (r *resolver) scopeOf(from *scope, spec, rel string) (*scope, error) {
 	segs := strings.Split(rel, "/")
-	switch segs[0] {
-	case "servers":
+	switch {
+	case isSegment(segs[0], "servers"):
 		return from, nil
-	case "skills":
+	case isSegment(segs[0], "skills"):
 		if len(segs) < 3 {
 			return nil, r.deny(from, spec, "skills/ holds one directory per skill: import a skill as skills/<name>")
 		}
@@ -224,27 +225,32 @@ func (r *resolver) grantLocked(name string) (SkillGrant, error) {
 }
 
 // unimportable says why a workspace-relative path may never be imported, or
-// returns "".
+// returns "". Reserved names are compared without case, as a
+// case-insensitive file system (macOS, Windows) would resolve them.
 func unimportable(rel string) string {
 	segs := strings.Split(rel, "/")
 	switch {
-	case segs[0] == "workspace":
+	case isSegment(segs[0], "workspace"):
 		return `files under workspace/ are data for "mcpcode:fs", not code`
-	case segs[0] == ".mcpcode":
+	case isSegment(segs[0], ".mcpcode"):
 		return "files under .mcpcode/ are mcpcode's own"
-	case segs[0] == "skills" && len(segs) > 1 && segs[1] == ".proposals":
-		return "skills/.proposals/ holds proposals that are not approved; only approved skills (skills/<name>) can be imported"
+	case isSegment(segs[0], "skills") && len(segs) > 1 && (isSegment(segs[1], ".proposals") || isSegment(segs[1], ".dismissed")):
+		return "skills/" + strings.ToLower(segs[1]) + "/ holds proposals that are not approved; only approved skills (skills/<name>) can be imported"
 	}
 	for _, s := range segs {
 		if strings.HasPrefix(s, ".") && s != "." {
 			return "hidden files and directories cannot be imported"
 		}
-		if s == "node_modules" {
+		if isSegment(s, "node_modules") {
 			return "npm packages are not available"
 		}
 	}
 	return ""
 }
+
+// isSegment reports whether a path segment is the reserved name, in any
+// case.
+func isSegment(seg, reserved string) bool { return strings.EqualFold(seg, reserved) }
 
 // importCandidates lists the files an import of logical may mean, in the
 // order TypeScript would look for them.
@@ -270,7 +276,7 @@ func importCandidates(logical string) []string {
 	for _, e := range codeExtensions {
 		out = append(out, logical+"/index"+e)
 	}
-	if segs := strings.Split(logical, "/"); len(segs) == 2 && segs[0] == "skills" {
+	if segs := strings.Split(logical, "/"); len(segs) == 2 && isSegment(segs[0], "skills") {
 		out = append(out, logical+"/"+segs[1]+".ts") // skills/<name>/<name>.ts
 	}
 	return out

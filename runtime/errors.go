@@ -3,13 +3,18 @@ package runtime
 import (
 	"errors"
 	"fmt"
-	"slices"
+	"reflect"
 
 	"github.com/dop251/goja"
 )
 
-// toolErrorKinds are the kinds a ToolError may carry.
-var toolErrorKinds = []string{KindTool, KindTransport, KindValidation, KindLimit, KindPermission}
+// hostError is what the host knows about an error object it created: only
+// those report a kind other than "runtime" (a program can construct a
+// ToolError, or set a kind property, but cannot fake these).
+type hostError struct {
+	kind  string
+	limit string
+}
 
 // classify turns an error from the VM into a RunError.
 func (r *run) classify(err error) *RunError {
@@ -39,37 +44,38 @@ func (r *run) classify(err error) *RunError {
 	return &RunError{Kind: KindRuntime, Message: err.Error()}
 }
 
-// fromThrown turns a thrown (or rejected) value into a RunError: limit
-// errors by their tag, ToolErrors by their kind, other errors as runtime
-// errors with their mapped stack, and any other value by its string form.
+// fromThrown turns a thrown (or rejected) value into a RunError: errors the
+// host created by their kind (a limit, a ToolError), other errors as
+// runtime errors with their mapped stack, and any other value by its string
+// form. The run is finished from here on: code the inspection runs (a
+// Proxy's traps, a toString) can start no tool call, timer or file
+// operation. Error fields are read from own data properties (and the
+// prototypes' for the name), so no getter runs.
 func (r *run) fromThrown(v goja.Value) (out *RunError) {
+	r.finished = true
 	defer func() {
-		if x := recover(); x != nil { // a hostile value whose accessors throw
+		if x := recover(); x != nil {
+			if err, ok := x.(error); ok && isUncatchable(err) {
+				panic(x)
+			}
 			out = &RunError{Kind: KindRuntime, Message: "the program threw a value that cannot be inspected"}
 		}
 	}()
 	obj, ok := v.(*goja.Object)
+	if ok && isProxy(obj) {
+		return &RunError{Kind: KindRuntime, Message: "uncaught Proxy object (not inspected)"}
+	}
 	if ok {
-		msg := propString(obj, "message")
+		msg := r.dataText(obj, "message")
 		stack := ""
-		if st := obj.Get("stack"); st != nil && goja.IsString(st) {
+		if st := r.dataProp(obj, "stack", false); st != nil && goja.IsString(st) {
 			stack = cleanStack(st.String())
 		}
-		if limit, ok := r.tagged[obj]; ok {
-			return &RunError{Kind: KindLimit, Limit: limit, Message: msg, Stack: stack}
+		if he, ok := r.hostErrors[obj]; ok {
+			return &RunError{Kind: he.kind, Limit: he.limit, Message: msg, Stack: stack}
 		}
-		if r.vm.InstanceOf(obj, r.intr.toolError) {
-			kind := propString(obj, "kind")
-			if slices.Contains(toolErrorKinds, kind) {
-				e := &RunError{Kind: kind, Message: msg, Stack: stack}
-				if kind == KindLimit {
-					e.Limit = LimitToolCalls
-				}
-				return e
-			}
-		}
-		if r.vm.InstanceOf(obj, r.intr.errorCtor) {
-			name := propString(obj, "name")
+		if r.isError(obj) {
+			name := r.dataText(obj, "name")
 			if name == "" {
 				name = "Error"
 			}
@@ -81,9 +87,58 @@ func (r *run) fromThrown(v goja.Value) (out *RunError) {
 	return &RunError{Kind: KindRuntime, Message: "uncaught " + f.b.String()}
 }
 
-func propString(obj *goja.Object, name string) string {
-	v := obj.Get(name)
-	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+var proxyType = reflect.TypeOf(goja.Proxy{})
+
+func isProxy(obj *goja.Object) bool { return obj.ExportType() == proxyType }
+
+// isError reports whether Error.prototype is on obj's prototype chain,
+// without running a program's Symbol.hasInstance or a Proxy's traps.
+func (r *run) isError(obj *goja.Object) bool {
+	for i := 0; i < 1000 && obj != nil && !isProxy(obj); i++ {
+		if obj == r.intr.errorProto {
+			return true
+		}
+		obj = obj.Prototype()
+	}
+	return false
+}
+
+// dataProp reads a data property of obj, from obj itself or (inherited)
+// from its prototypes, without running getters; nil when there is none, or
+// when a getter or a Proxy is in the way.
+func (r *run) dataProp(obj *goja.Object, key string, inherited bool) goja.Value {
+	k := r.vm.ToValue(key)
+	for i := 0; i < 1000 && obj != nil && !isProxy(obj); i++ {
+		v, err := r.intr.ownData(goja.Undefined(), obj, k)
+		if err != nil {
+			if isUncatchable(err) {
+				panic(err)
+			}
+			return nil
+		}
+		if o, ok := v.(*goja.Object); ok && o == r.intr.accessor {
+			return nil
+		}
+		if !goja.IsUndefined(v) || !inherited {
+			return v
+		}
+		obj = obj.Prototype()
+	}
+	return nil
+}
+
+// dataText is a data property as text: a string as it is, another
+// primitive in its string form, anything else "".
+func (r *run) dataText(obj *goja.Object, key string) string {
+	v := r.dataProp(obj, key, true)
+	switch {
+	case v == nil || goja.IsUndefined(v) || goja.IsNull(v):
+		return ""
+	case goja.IsString(v):
+		return v.String()
+	}
+	switch v.(type) {
+	case *goja.Object, *goja.Symbol:
 		return ""
 	}
 	return v.String()
@@ -101,9 +156,16 @@ func (r *run) newError(msg string) *goja.Object {
 	return obj
 }
 
-// limitError is a JS error that reports a limit (thrown by setTimeout).
+// limitErrorValue is a JS error that reports a limit (thrown by setTimeout).
 func (r *run) limitErrorValue(limit string) *goja.Object {
 	obj := r.newError(r.lim.limitMessage(limit))
-	r.tagged[obj] = limit
+	r.hostErrors[obj] = hostError{kind: KindLimit, limit: limit}
 	return obj
+}
+
+// finishedError is the error of an operation a program starts after its
+// run finished: while its result is converted to JSON (toJSON, getters) or
+// its error is reported.
+func (r *run) finishedError(op string) *goja.Object {
+	return r.newError(op + ": the run has finished, so nothing new can start (this ran while the program's result or error was being read, e.g. in a toJSON method or a getter)")
 }

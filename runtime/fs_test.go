@@ -90,14 +90,14 @@ await writeFile("a.txt", "12345");
 let caught = "";
 try { await appendFile("a.txt", "678901"); } catch (e) { caught = e.message; }
 console.log(caught);
-await writeFile("b.txt", "x".repeat(100));`, RunOptions{Workspace: ws, Limits: Limits{FSQuota: 10}})
+await writeFile("b.txt", "x".repeat(100));`, RunOptions{Workspace: ws, Limits: Limits{FSQuota: fsEntryCost + 10}})
 	if res.Error == nil || res.Error.Kind != KindLimit || res.Error.Limit != LimitFSQuota {
 		t.Fatalf("error = %+v, want the fs-quota limit", res.Error)
 	}
-	if !strings.Contains(res.Error.Message, "workspace write quota of 10 bytes exceeded (--fs-quota)") {
+	if !strings.Contains(res.Error.Message, "workspace write quota of 4106 bytes exceeded (--fs-quota)") {
 		t.Errorf("message = %q", res.Error.Message)
 	}
-	if !strings.Contains(logText(res), `appendFile("a.txt"): workspace write quota of 10 bytes exceeded`) {
+	if !strings.Contains(logText(res), `appendFile("a.txt"): workspace write quota of 4106 bytes exceeded`) {
 		t.Errorf("caught message = %q", logText(res))
 	}
 	data, _ := os.ReadFile(filepath.Join(ws, "workspace", "a.txt"))

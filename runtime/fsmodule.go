@@ -33,10 +33,21 @@ func (e *fsError) Error() string { return e.msg }
 
 func fsErrorf(format string, args ...any) error { return &fsError{msg: fmt.Sprintf(format, args...)} }
 
+// Bounds of workspace paths, and the least a created file or directory
+// costs against the write quota (so that creating many empty files is
+// charged like the disk space and inodes it takes).
+const (
+	maxPathBytes    = 1024
+	maxPathSegments = 32
+	fsEntryCost     = 4 * kib
+)
+
 // checkPath validates a program's path and returns it cleaned. allowDir
 // accepts "" and "." for workspace/ itself.
 func checkPath(op, p string, allowDir bool) (string, error) {
 	switch {
+	case len(p) > maxPathBytes:
+		return "", fsErrorf("%s: path %q... is longer than %d bytes: use shorter names", op, p[:64], maxPathBytes)
 	case strings.ContainsRune(p, 0):
 		return "", fsErrorf("%s: path %q contains a NUL character", op, p)
 	case strings.Contains(p, `\`):
@@ -53,6 +64,9 @@ func checkPath(op, p string, allowDir bool) (string, error) {
 	}
 	if clean == ".." || strings.HasPrefix(clean, "../") {
 		return "", fsErrorf("%s: path %q is outside workspace/: paths are relative to workspace/", op, p)
+	}
+	if n := strings.Count(clean, "/") + 1; n > maxPathSegments {
+		return "", fsErrorf("%s: path %q has %d segments, more than %d: use a flatter layout", op, p, n, maxPathSegments)
 	}
 	return clean, nil
 }
@@ -105,11 +119,60 @@ func describe(op, p string, err error) error {
 	return fsErrorf("%s: %q: %v", op, p, inner)
 }
 
-// installFS puts the file functions on the host object; each returns a
-// promise, as declared in mcpcode.d.ts.
+// fsWrites are the file functions that change files: a skill may call
+// them only when its grants (all of them, when skills nest) include write.
+var fsWrites = map[string]bool{"writeFile": true, "appendFile": true, "rm": true, "writeJSON": true}
+
+// installFS puts on the host object the function that makes "mcpcode:fs"
+// for a scope (the scope descriptor the bundler embedded; null is the
+// program's own): its file functions each return a promise, as declared in
+// mcpcode.d.ts.
 func (r *run) installFS(host *goja.Object) error {
-	w := r.fs
+	fns := r.fsFunctions()
+	return host.Set("fs", func(call goja.FunctionCall) goja.Value {
+		return r.fsObject(r.scopeDescriptor(call.Argument(0)), fns)
+	})
+}
+
+// fsObject is the module object of one scope.
+func (r *run) fsObject(sc *scopeDescriptor, fns map[string]func(goja.FunctionCall) (goja.Value, error)) *goja.Object {
 	obj := r.vm.NewObject()
+	for _, name := range fsFunctionNames {
+		fn := fns[name]
+		denied := fsWrites[name] && sc != nil && !sc.Write
+		_ = obj.Set(name, func(c goja.FunctionCall) goja.Value {
+			promise, resolve, reject := r.vm.NewPromise()
+			switch {
+			case r.finished:
+				_ = reject(r.finishedError(name))
+			case denied:
+				msg := fsPermissionMessage(sc, name, primitiveText(c.Argument(0)))
+				_ = reject(r.newToolError(KindPermission, msg, "mcpcode:fs", name, "", r.vm.CaptureCallStack(32, nil)))
+			default:
+				v, err := fn(c)
+				if err != nil {
+					_ = reject(r.fsErrorValue(err))
+				} else {
+					_ = resolve(v)
+				}
+			}
+			return r.vm.ToValue(promise)
+		})
+	}
+	return obj
+}
+
+// fsPermissionMessage says why a skill may not change a workspace file.
+func fsPermissionMessage(sc *scopeDescriptor, op, path string) string {
+	if len(sc.Skills) <= 1 {
+		return fmt.Sprintf("skill %q may not %s(%q): skills may only read workspace files unless their SKILL.md grants write (approve with --allow-write)", sc.Skill, op, path)
+	}
+	return fmt.Sprintf("skill %q may not %s(%q): skills may only read workspace files, and not every skill it runs under (%s) grants write in its SKILL.md (approve with --allow-write)", sc.Skill, op, path, strings.Join(sc.Skills, ", "))
+}
+
+// fsFunctions are the file functions, shared by every scope's module.
+func (r *run) fsFunctions() map[string]func(goja.FunctionCall) (goja.Value, error) {
+	w := r.fs
 	str := func(v goja.Value) string {
 		if v == nil || goja.IsUndefined(v) {
 			return ""
@@ -175,31 +238,16 @@ func (r *run) installFS(host *goja.Object) error {
 			return goja.Undefined(), w.write(r, "writeJSON", p, s.String()+"\n", false)
 		},
 	}
-	for _, name := range fsFunctionNames {
-		fn := fns[name]
-		if err := obj.Set(name, func(c goja.FunctionCall) goja.Value {
-			promise, resolve, reject := r.vm.NewPromise()
-			v, err := fn(c)
-			if err != nil {
-				_ = reject(r.fsErrorValue(err))
-			} else {
-				_ = resolve(v)
-			}
-			return r.vm.ToValue(promise)
-		}); err != nil {
-			return err
-		}
-	}
-	return host.Set("fs", obj)
+	return fns
 }
 
-// fsErrorValue turns a file error into a JS Error (tagged when it is the
-// write quota).
+// fsErrorValue turns a file error into a JS Error (one that reports a limit
+// when it is the write quota).
 func (r *run) fsErrorValue(err error) goja.Value {
 	obj := r.newError(err.Error())
 	var fe *fsError
 	if errors.As(err, &fe) && fe.limit != "" {
-		r.tagged[obj] = fe.limit
+		r.hostErrors[obj] = hostError{kind: KindLimit, limit: fe.limit}
 	}
 	return obj
 }
@@ -220,20 +268,22 @@ func (w *workspaceFS) read(op, p string) ([]byte, error) {
 	return data, nil
 }
 
-// write creates, replaces or appends to a file within the run's quota.
+// write creates, replaces or appends to a file within the run's quota: the
+// bytes written, and fsEntryCost for each file or directory it creates.
 func (w *workspaceFS) write(r *run, op, p, data string, appendTo bool) error {
 	clean, err := checkPath(op, p, false)
 	if err != nil {
 		return err
 	}
-	if w.written+int64(len(data)) > r.lim.FSQuota {
-		return &fsError{msg: fmt.Sprintf("%s(%q): %s", op, p, r.lim.limitMessage(LimitFSQuota)), limit: LimitFSQuota}
-	}
-	w.written += int64(len(data))
 	root, err := w.open(true)
 	if err != nil {
 		return describe(op, p, err)
 	}
+	cost := int64(len(data)) + fsEntryCost*int64(createdEntries(root, clean))
+	if w.written+cost > r.lim.FSQuota {
+		return &fsError{msg: fmt.Sprintf("%s(%q): %s", op, p, r.lim.limitMessage(LimitFSQuota)), limit: LimitFSQuota}
+	}
+	w.written += cost
 	if dir := path.Dir(clean); dir != "." {
 		if err := root.MkdirAll(dir, 0o755); err != nil {
 			return describe(op, p, err)
@@ -257,6 +307,22 @@ func (w *workspaceFS) write(r *run, op, p, data string, appendTo bool) error {
 		return describe(op, p, err)
 	}
 	return nil
+}
+
+// createdEntries counts the directories and the file that writing clean
+// would create.
+func createdEntries(root *os.Root, clean string) int {
+	n := 0
+	if _, err := root.Lstat(clean); err != nil {
+		n++
+	}
+	for dir := path.Dir(clean); dir != "."; dir = path.Dir(dir) {
+		if _, err := root.Stat(dir); err == nil {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 func (w *workspaceFS) readdir(p string) ([]string, error) {

@@ -79,6 +79,8 @@ const (
 	LimitStack     = "stack"
 	LimitTimers    = "timers"
 	LimitFSQuota   = "fs-quota"
+	// LimitOutput is the size of the program's result (4 MiB of JSON).
+	LimitOutput = "output"
 )
 
 // limitMessage says which limit was hit, its value and the CLI flag that
@@ -97,6 +99,8 @@ func (l Limits) limitMessage(limit string) string {
 		return fmt.Sprintf("timer limit of %d pending timers reached (--max-timers)", l.MaxTimers)
 	case LimitFSQuota:
 		return fmt.Sprintf("workspace write quota of %s exceeded (--fs-quota)", formatBytes(l.FSQuota))
+	case LimitOutput:
+		return fmt.Sprintf("result limit of %s of JSON exceeded: return less", formatBytes(maxResultBytes))
 	}
 	return "limit " + limit + " exceeded"
 }

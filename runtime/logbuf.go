@@ -6,8 +6,9 @@ import (
 )
 
 // logBuffer keeps at most max characters of console output and counts what
-// it drops. It is written on the VM goroutine and read when the run ends
-// (possibly from another goroutine, hence the lock).
+// it drops; every entry counts as at least one character, so that a flood
+// of empty lines is capped too. It is written on the VM goroutine and read
+// when the run ends (possibly from another goroutine, hence the lock).
 type logBuffer struct {
 	mu      sync.Mutex
 	max     int
@@ -22,7 +23,7 @@ func (b *logBuffer) add(level, text string, dropped int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.omitted += dropped
-	n := utf8.RuneCountInString(text)
+	n := max(utf8.RuneCountInString(text), 1)
 	room := b.max - b.used
 	if n <= room {
 		b.used += n

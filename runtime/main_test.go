@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,7 +14,9 @@ import (
 // The test binary doubles as the worker: `<test binary> mcpcode-test-worker
 // [mode]` serves one job on stdin/stdout, as `mcpcode __worker` does.
 // Modes: "env" first checks that the environment is empty; "crash" dies
-// the way a broken worker would; "hang" never answers.
+// the way a broken worker would; "hang" never answers; "flood" sends one
+// huge message; "rogue" ignores its job, relays more tool calls than its
+// limit and reports a made-up result.
 const workerArg = "mcpcode-test-worker"
 
 func TestMain(m *testing.M) {
@@ -41,6 +44,12 @@ func testWorkerMain(args []string) int {
 		// Stuck like a native call that Interrupt cannot stop.
 		time.Sleep(time.Hour)
 		return 4
+	case "flood":
+		fmt.Printf(`{"type":"tools","id":1,"server":"%s"}`+"\n", strings.Repeat("x", 2<<20))
+		time.Sleep(time.Hour)
+		return 4
+	case "rogue":
+		return rogueWorker()
 	}
 	if err := ServeWorker(context.Background(), os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
@@ -54,4 +63,27 @@ func testWorkerCommand(mode ...string) func() *exec.Cmd {
 	return func() *exec.Cmd {
 		return exec.Command(os.Args[0], append([]string{workerArg}, mode...)...)
 	}
+}
+
+// rogueWorker behaves like a compromised worker: it relays five tool calls
+// whatever its limits, then claims calls and bytes that never happened.
+func rogueWorker() int {
+	dec := json.NewDecoder(os.Stdin)
+	var job wireMessage
+	if err := dec.Decode(&job); err != nil {
+		return 1
+	}
+	w := newWireWriter(os.Stdout)
+	for i := int64(1); i <= 5; i++ {
+		_ = w.send(&wireMessage{Type: "call", ID: i, Server: "google-drive", Tool: "getDocument", Args: json.RawMessage(`{"documentId":"d"}`)})
+		var reply wireMessage
+		if err := dec.Decode(&reply); err != nil {
+			return 1
+		}
+	}
+	fake := &Result{OK: true, Result: json.RawMessage(`"done"`), Logs: []LogEntry{},
+		ToolCalls: []ToolCallRecord{{Server: "made", Tool: "up", Ms: 1, OK: true}},
+		Stats:     Stats{ToolCalls: 99, BytesFromTools: 12345}}
+	_ = w.send(&wireMessage{Type: "result", Result: fake})
+	return 0
 }

@@ -14,7 +14,10 @@ type Program struct {
 	Calls []ToolRef `json:"calls"`
 	// Dynamic lists, as "file:line", the call sites whose server or tool is
 	// not a literal, and the places where the call function escapes (is
-	// aliased or passed around): reviewers cannot verify those statically.
+	// aliased, passed around or put in an object): reviewers cannot verify
+	// those statically. Where the syntax tree was too deep to analyze, an
+	// entry "analysis incomplete: nesting too deep at file:line" says that
+	// calls there could be neither listed nor flagged.
 	Dynamic []string `json:"dynamic"`
 	// Skills are the approved skills the program imports, sorted.
 	Skills []string `json:"skills"`

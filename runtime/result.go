@@ -3,13 +3,16 @@ package runtime
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"unicode/utf8"
 )
 
 // Result is the outcome of one run. Its JSON form is what `mcpcode run
 // --json` prints.
 type Result struct {
 	OK bool `json:"ok"`
-	// Result is the JSON of the program's result (null when there is none).
+	// Result is the JSON of the program's result (null when there is none):
+	// at most 4 MiB, else the run fails with the limit "output".
 	Result json.RawMessage `json:"result"`
 	// Logs is the captured console output, in order.
 	Logs []LogEntry `json:"logs"`
@@ -30,7 +33,8 @@ type LogEntry struct {
 // RunError says why a run failed.
 type RunError struct {
 	// Kind is one of the Kind* constants.
-	Kind    string `json:"kind"`
+	Kind string `json:"kind"`
+	// Message and Stack are cut to 8 KiB each, with a marker.
 	Message string `json:"message"`
 	// Stack is mapped to the program's TypeScript lines (prog.ts:12:5).
 	Stack string `json:"stack,omitempty"`
@@ -39,6 +43,41 @@ type RunError struct {
 }
 
 func (e *RunError) Error() string { return e.Kind + ": " + e.Message }
+
+// maxErrorText bounds RunError.Message and RunError.Stack: a program
+// controls them (a thrown message can be megabytes long).
+const maxErrorText = 8 * kib
+
+// truncated returns e with its message and stack cut to maxErrorText bytes
+// each (at a character boundary, with a marker); nil stays nil.
+func (e *RunError) truncated() *RunError {
+	if e == nil || (len(e.Message) <= maxErrorText && len(e.Stack) <= maxErrorText) {
+		return e
+	}
+	out := *e
+	out.Message = truncateText(e.Message, maxErrorText)
+	out.Stack = truncateText(e.Stack, maxErrorText)
+	return &out
+}
+
+// truncateText cuts s to at most max bytes plus a marker saying how much
+// was left out.
+func truncateText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := s[:max]
+	// Drop a character the cut split in two.
+	for i := len(cut) - 1; i >= 0 && i >= len(cut)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(cut[i]) {
+			if !utf8.FullRuneInString(cut[i:]) {
+				cut = cut[:i]
+			}
+			break
+		}
+	}
+	return cut + fmt.Sprintf("... [mcpcode: %d more bytes omitted]", len(s)-len(cut))
+}
 
 // Kinds of run errors.
 const (
@@ -53,7 +92,10 @@ const (
 	KindCanceled   = "canceled"   // the caller's context was canceled
 )
 
-// ToolCallRecord is one tool call a program started.
+// ToolCallRecord is one tool call sent to its server. Calls refused before
+// anything was sent (unknown tool, permission, invalid arguments, a limit)
+// are not recorded: the ToolError says why. With a WorkerPool the records
+// are the parent process's own, not what the worker reports.
 type ToolCallRecord struct {
 	Server string `json:"server"`
 	Tool   string `json:"tool"`
@@ -78,5 +120,6 @@ func BundleErrorResult(err error) *Result {
 		res.Error.Message = be.Diagnostics[0].Text
 		res.Error.Stack = be.Error()
 	}
+	res.Error = res.Error.truncated()
 	return res
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,11 +36,20 @@ const stuckGrace = 500 * time.Millisecond
 
 // Run runs a program in this process (isolation "none"): a fresh VM, the
 // program's top-level code, then its default export (called with the input
-// when it is a function, and awaited). It returns when the program's work
-// is done (its result settled and no calls or timers pending) or at a limit,
-// and also at the deadline when the VM is stuck in a native call. Memory is
-// watched only on a best-effort basis here: a single huge allocation can
-// still end the process; use a WorkerPool to contain that.
+// when it is a function, and awaited like await does, thenables included).
+// It returns when the program's work is done (its result settled and no
+// calls or timers pending) or at a limit, and also at the deadline when the
+// VM is stuck in a native call. The result must be JSON of at most 4 MiB
+// (else a limit error "output"); the error's message and stack are cut to
+// 8 KiB each.
+//
+// In-process isolation does not contain everything a program can do inside
+// one native call: memory is watched only on a best-effort basis (a single
+// huge allocation such as "x".repeat(2**40) can end the process), a deeply
+// nested JSON.parse("[".repeat(5e6)) overflows the Go stack and kills the
+// process, and JSON.stringify of very deeply nested objects takes quadratic
+// time that Interrupt cannot stop. Use a WorkerPool to contain those: the
+// worker process dies or is killed instead.
 func Run(ctx context.Context, p *Program, opts RunOptions) *Result {
 	start := time.Now()
 	lim := opts.Limits.withDefaults()
@@ -96,11 +106,14 @@ type run struct {
 	fs      *workspaceFS
 
 	// VM goroutine only:
-	tagged       map[*goja.Object]string // error objects that report a limit
+	hostErrors   map[*goja.Object]hostError // error objects the host created
 	callsStarted int
-	exported     goja.Value
-	rejections   []*goja.Promise
-	rejected     map[*goja.Promise]bool
+	// finished is set once the program's work is over and its result or
+	// error is being read: from then on nothing new may start.
+	finished   bool
+	exported   goja.Value
+	rejections []*goja.Promise
+	rejected   map[*goja.Promise]bool
 
 	stopOnce sync.Once
 	stopC    chan struct{}
@@ -119,14 +132,14 @@ func newRun(ctx context.Context, p *Program, opts RunOptions, lim Limits) (*run,
 	r := &run{
 		prog: p, opts: opts, lim: lim, ctx: ctx,
 		vm: vm, intr: intr,
-		loop:     newEventLoop(),
-		logs:     &logBuffer{max: lim.MaxOutput},
-		calls:    &callBook{},
-		catalog:  newToolCatalog(caller),
-		fs:       &workspaceFS{},
-		tagged:   map[*goja.Object]string{},
-		rejected: map[*goja.Promise]bool{},
-		stopC:    make(chan struct{}),
+		loop:       newEventLoop(),
+		logs:       &logBuffer{max: lim.MaxOutput},
+		calls:      &callBook{},
+		catalog:    newToolCatalog(caller),
+		fs:         &workspaceFS{},
+		hostErrors: map[*goja.Object]hostError{},
+		rejected:   map[*goja.Promise]bool{},
+		stopC:      make(chan struct{}),
 	}
 	if opts.Workspace != "" {
 		r.fs.dir = filepath.Join(opts.Workspace, "workspace")
@@ -255,14 +268,20 @@ func (r *run) drive(top goja.Value) vmOutcome {
 			case goja.PromiseStateFulfilled:
 				v := waiting.Result()
 				waiting = nil
-				if !topDone {
-					topDone = true
-					var err error
-					if v, err = r.callDefault(); err != nil {
-						return vmOutcome{err: r.classify(err)}
-					}
+				if topDone {
+					final = v // a promise never fulfills with a thenable
+					break
 				}
-				if p, ok := promiseOf(v); ok {
+				topDone = true
+				v, err := r.callDefault()
+				if err != nil {
+					return vmOutcome{err: r.classify(err)}
+				}
+				p, err := r.awaitable(v)
+				if err != nil {
+					return vmOutcome{err: r.classify(err)}
+				}
+				if p != nil {
 					waiting = p
 					ignore[p] = true
 					continue
@@ -280,6 +299,7 @@ func (r *run) drive(top goja.Value) vmOutcome {
 			return vmOutcome{err: r.classify(err)}
 		}
 	}
+	r.finished = true
 	r.reportRejections(ignore)
 	s, err := r.intr.stringifyResult(goja.Undefined(), final)
 	if err != nil {
@@ -291,7 +311,30 @@ func (r *run) drive(top goja.Value) vmOutcome {
 	if s == nil || goja.IsUndefined(s) {
 		return vmOutcome{value: json.RawMessage("null")}
 	}
-	return vmOutcome{value: json.RawMessage(s.String())}
+	return r.checkResult(s.String())
+}
+
+// maxResultBytes bounds the JSON of a program's result: it is held in
+// memory, sent across the worker pipe and usually shown to a model.
+const maxResultBytes = 4 * mib
+
+// maxResultDepth is how deeply the result may nest: Go's encoding/json
+// refuses deeper JSON, so the Result could not be sent or printed.
+const maxResultDepth = 10000
+
+// checkResult accepts the result's JSON when it is small enough and can be
+// encoded again.
+func (r *run) checkResult(s string) vmOutcome {
+	if len(s) > maxResultBytes {
+		return vmOutcome{err: &RunError{Kind: KindLimit, Limit: LimitOutput, Message: fmt.Sprintf(
+			"the program's result is %s of JSON, over the limit of %s: return less (slice, filter or summarize the data, or write it to a file with mcpcode:fs and return its name)",
+			sizeText(int64(len(s))), formatBytes(maxResultBytes))}}
+	}
+	if !json.Valid([]byte(s)) {
+		return vmOutcome{err: &RunError{Kind: KindRuntime, Message: fmt.Sprintf(
+			"the program's result cannot be returned: its JSON nests more than %d levels deep: return a flatter value", maxResultDepth)}}
+	}
+	return vmOutcome{value: json.RawMessage(s)}
 }
 
 // callDefault returns the default export, called with the input when it is
@@ -318,13 +361,36 @@ func (r *run) callDefault() (goja.Value, error) {
 	return fn(goja.Undefined(), input)
 }
 
+var promiseType = reflect.TypeOf((*goja.Promise)(nil))
+
+// promiseOf returns v's promise when v is a native promise, without
+// exporting (copying) anything else.
 func promiseOf(v goja.Value) (*goja.Promise, bool) {
 	obj, ok := v.(*goja.Object)
-	if !ok {
+	if !ok || obj.ExportType() != promiseType {
 		return nil, false
 	}
 	p, ok := obj.Export().(*goja.Promise)
 	return p, ok
+}
+
+// awaitable returns the promise to wait for before v is the program's
+// result, as await would: v itself when it is a native promise, a promise
+// that adopts v's state when v is another object (a thenable's then runs
+// as a job), and nil for a primitive.
+func (r *run) awaitable(v goja.Value) (*goja.Promise, error) {
+	if p, ok := promiseOf(v); ok {
+		return p, nil
+	}
+	if _, ok := v.(*goja.Object); !ok {
+		return nil, nil
+	}
+	pv, err := r.intr.resolve(goja.Undefined(), v)
+	if err != nil {
+		return nil, err
+	}
+	p, _ := promiseOf(pv)
+	return p, nil
 }
 
 // trackRejection remembers promises rejected without a handler, so that
@@ -364,7 +430,7 @@ func (r *run) result(out vmOutcome, start time.Time) *Result {
 		Result:      out.value,
 		Logs:        logs,
 		LogsOmitted: omitted,
-		Error:       out.err,
+		Error:       out.err.truncated(),
 		ToolCalls:   calls,
 		Stats:       Stats{DurationMs: time.Since(start).Milliseconds(), ToolCalls: len(calls), BytesFromTools: bytes},
 	}
@@ -376,7 +442,7 @@ func (r *run) result(out vmOutcome, start time.Time) *Result {
 
 func failedResult(e *RunError, start time.Time) *Result {
 	return &Result{
-		Result: json.RawMessage("null"), Logs: []LogEntry{}, ToolCalls: []ToolCallRecord{}, Error: e,
+		Result: json.RawMessage("null"), Logs: []LogEntry{}, ToolCalls: []ToolCallRecord{}, Error: e.truncated(),
 		Stats: Stats{DurationMs: time.Since(start).Milliseconds()},
 	}
 }

@@ -7,10 +7,19 @@ import (
 	"github.com/dop251/goja"
 )
 
+// maxTimerDelay is the longest delay setTimeout honors (2^31-1 ms, as in
+// Node and browsers).
+const maxTimerDelay = 1<<31 - 1
+
 // installTimers defines setTimeout and clearTimeout. Timers count against
-// MaxTimers while pending and never outlive the run's wall time.
+// MaxTimers while pending and never outlive the run's wall time. As in
+// Node, a delay that is not a number from 1 to 2^31-1 ms (NaN, Infinity,
+// 0, negative, larger) means 1 ms.
 func (r *run) installTimers() error {
 	setTimeout := func(call goja.FunctionCall) goja.Value {
+		if r.finished {
+			panic(r.finishedError("setTimeout"))
+		}
 		fn, ok := goja.AssertFunction(call.Argument(0))
 		if !ok {
 			panic(r.vm.NewTypeError("setTimeout: the callback must be a function"))
@@ -19,8 +28,8 @@ func (r *run) installTimers() error {
 			panic(r.limitErrorValue(LimitTimers))
 		}
 		ms := call.Argument(1).ToFloat()
-		if math.IsNaN(ms) || ms < 0 {
-			ms = 0
+		if !(ms >= 1 && ms <= maxTimerDelay) {
+			ms = 1
 		}
 		d := time.Duration(math.Min(ms, float64(r.lim.Timeout/time.Millisecond)+1) * float64(time.Millisecond))
 		var extra []goja.Value

@@ -14,20 +14,30 @@ const internalScriptName = "mcpcode:internal"
 
 // internalSource defines, in a fresh VM and before any program code runs,
 // the ToolError class and the intrinsics the host needs, captured so that
-// a program replacing JSON.stringify or JSON.parse cannot change them.
+// a program replacing JSON.stringify, JSON.parse, Promise.resolve or
+// Object.prototype's setters cannot change them. ToolError defines its
+// fields rather than assigning them, so that no setter a program puts on a
+// prototype runs when the host builds one.
 const internalSource = `(function () {
+  const defineProperty = Object.defineProperty;
+  const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  const hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
+  const accessor = {};
+  const field = (o, k, v) => defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
   class ToolError extends Error {
     constructor(message, kind, server, tool, result) {
       super(message);
-      this.kind = kind;
-      this.server = server;
-      this.tool = tool;
-      if (result !== undefined) this.result = result;
+      field(this, "kind", kind);
+      field(this, "server", server);
+      field(this, "tool", tool);
+      if (result !== undefined) field(this, "result", result);
     }
   }
-  Object.defineProperty(ToolError.prototype, "name", { value: "ToolError", writable: true, configurable: true });
+  defineProperty(ToolError.prototype, "name", { value: "ToolError", writable: true, configurable: true });
   const stringify = JSON.stringify;
   const parse = JSON.parse;
+  const resolve = Promise.resolve.bind(Promise);
+  const from = Array.from;
   const bigintToString = (k, v) => typeof v === "bigint" ? v.toString() : v;
   return {
     ToolError: ToolError,
@@ -35,7 +45,13 @@ const internalSource = `(function () {
     stringify: (v) => stringify(v),
     stringifyResult: (v) => stringify(v, bigintToString),
     stringifyIndented: (v) => stringify(v, bigintToString, 2),
-    entries: (v) => Array.from(v),
+    entries: (v) => from(v),
+    ownData: (o, k) => {
+      const d = getOwnPropertyDescriptor(o, k);
+      return d === undefined ? undefined : hasOwn(d, "value") ? d.value : accessor;
+    },
+    accessor: accessor,
+    resolve: (v) => resolve(v),
   };
 })()`
 
@@ -57,6 +73,7 @@ func compiledInternal() (*goja.Program, error) {
 type intrinsics struct {
 	toolError         *goja.Object
 	errorCtor         *goja.Object
+	errorProto        *goja.Object
 	mapCtor           *goja.Object
 	setCtor           *goja.Object
 	parse             goja.Callable
@@ -64,6 +81,13 @@ type intrinsics struct {
 	stringifyResult   goja.Callable
 	stringifyIndented goja.Callable
 	entries           goja.Callable
+	// ownData reads an own data property without running getters (a
+	// Proxy's traps still run): undefined when there is none, accessor
+	// when the property is a getter or setter.
+	ownData  goja.Callable
+	accessor *goja.Object
+	// resolve is Promise.resolve: it adopts a thenable as await does.
+	resolve goja.Callable
 }
 
 // newSandboxVM returns a fresh VM with nothing of the host reachable:
@@ -103,9 +127,12 @@ func newSandboxVM(maxStack int) (*goja.Runtime, *intrinsics, error) {
 		mapCtor:   global.Get("Map").ToObject(vm),
 		setCtor:   global.Get("Set").ToObject(vm),
 	}
+	in.errorProto = in.errorCtor.Get("prototype").ToObject(vm)
+	in.accessor = obj.Get("accessor").ToObject(vm)
 	for name, dst := range map[string]*goja.Callable{
 		"parse": &in.parse, "stringify": &in.stringify, "stringifyResult": &in.stringifyResult,
 		"stringifyIndented": &in.stringifyIndented, "entries": &in.entries,
+		"ownData": &in.ownData, "resolve": &in.resolve,
 	} {
 		fn, ok := goja.AssertFunction(obj.Get(name))
 		if !ok {

@@ -31,7 +31,10 @@ const workerGrace = 2 * time.Second
 // WorkerPool runs each program in a fresh worker process (one job per
 // process), so that the memory limit is enforced by the OS and a program
 // that kills its process kills only that. Tool calls are relayed to the
-// caller in this process, which owns the upstream connections.
+// caller in this process, which owns the upstream connections. The parent
+// does not trust the worker: it enforces MaxToolCalls on the calls it
+// relays, reports its own record of them, bounds each message the worker
+// sends (64 MiB) and the result (4 MiB).
 type WorkerPool struct {
 	opts WorkerOptions
 

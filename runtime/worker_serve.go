@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // ServeWorker is the entry point of a worker process (`mcpcode __worker`):
@@ -45,7 +46,13 @@ func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 	opts.Caller = relay
 	res := Run(ctx, job.Program, opts)
 	if err := w.send(&wireMessage{Type: "result", Result: res}); err != nil {
-		return fmt.Errorf("sending the result to the parent: %w", err)
+		// The result cannot be encoded (Run checks it, so this is a bug):
+		// report that rather than nothing.
+		fallback := failedResult(&RunError{Kind: KindRuntime, Message: "the worker could not send the program's result: " + err.Error()}, time.Now())
+		fallback.Logs, fallback.LogsOmitted = res.Logs, res.LogsOmitted
+		if err2 := w.send(&wireMessage{Type: "result", Result: fallback}); err2 != nil {
+			return fmt.Errorf("sending the result to the parent: %w", err)
+		}
 	}
 	return nil
 }

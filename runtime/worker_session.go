@@ -1,9 +1,12 @@
 package runtime
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -48,10 +51,15 @@ func (p *WorkerPool) Run(ctx context.Context, prog *Program, opts RunOptions) *R
 	runDone := make(chan struct{})
 	defer close(runDone)
 	go func() {
-		dec := json.NewDecoder(w.stdout)
+		br := bufio.NewReaderSize(w.stdout, 64*kib)
 		for {
+			line, err := readWireLine(br, maxWireMessage)
+			if err != nil {
+				readErr <- err
+				return
+			}
 			var m wireMessage
-			if err := dec.Decode(&m); err != nil {
+			if err := json.Unmarshal(line, &m); err != nil {
 				readErr <- err
 				return
 			}
@@ -74,10 +82,13 @@ func (p *WorkerPool) Run(ctx context.Context, prog *Program, opts RunOptions) *R
 				if m.Result == nil {
 					return s.died(start)
 				}
-				m.Result.Stats.DurationMs = time.Since(start).Milliseconds()
-				return m.Result
+				return s.accept(m.Result, start)
 			}
-		case <-readErr:
+		case err := <-readErr:
+			if errors.Is(err, errWireTooLarge) {
+				w.kill()
+				return s.failed(start, &RunError{Kind: KindCrashed, Message: fmt.Sprintf("the worker process sent a message of more than %s, far more than a run produces, so it was stopped", formatBytes(int64(maxWireMessage)))})
+			}
 			return s.died(start)
 		case <-deadline.C:
 			w.kill()
@@ -89,14 +100,69 @@ func (p *WorkerPool) Run(ctx context.Context, prog *Program, opts RunOptions) *R
 	}
 }
 
-// workerSession is the parent's side of one job.
+// maxWireMessage bounds one message a worker sends: results are at most
+// maxResultBytes plus logs, and tool-call arguments are rarely large. A
+// variable so that tests can lower it.
+var maxWireMessage = 64 * mib
+
+var errWireTooLarge = errors.New("worker message too large")
+
+// readWireLine reads one newline-terminated message of at most max bytes.
+func readWireLine(br *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line)+len(chunk) > max {
+			return nil, errWireTooLarge
+		}
+		line = append(line, chunk...)
+		switch {
+		case err == nil:
+			return line, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			return nil, err
+		}
+	}
+}
+
+// workerSession is the parent's side of one job. The parent does not trust
+// the worker: it counts and records the tool calls it relays itself.
 type workerSession struct {
 	w      *worker
 	out    *wireWriter
 	caller ToolCaller
 	lim    Limits
-	// calls mirrors the relayed calls, for results of workers that died.
-	calls *callBook
+	// calls records the relayed calls: they replace what the worker reports.
+	calls   *callBook
+	relayed atomic.Int64
+}
+
+// accept completes a worker's result with what the parent knows itself:
+// the tool calls it relayed, the run's duration, and the bounds on the
+// result and the error's text.
+func (s *workerSession) accept(res *Result, start time.Time) *Result {
+	res.ToolCalls, res.Stats.BytesFromTools = s.calls.snapshot()
+	res.Stats.ToolCalls = len(res.ToolCalls)
+	res.Stats.DurationMs = time.Since(start).Milliseconds()
+	if res.Logs == nil {
+		res.Logs = []LogEntry{}
+	}
+	switch {
+	case !res.OK:
+		res.Result = json.RawMessage("null")
+		if res.Error == nil {
+			res.Error = &RunError{Kind: KindCrashed, Message: "the worker process reported a failure without an error"}
+		}
+	case len(res.Result) > maxResultBytes:
+		res.OK, res.Result = false, json.RawMessage("null")
+		res.Error = &RunError{Kind: KindLimit, Limit: LimitOutput, Message: s.lim.limitMessage(LimitOutput)}
+	case len(res.Result) == 0:
+		res.Result = json.RawMessage("null")
+	}
+	res.Error = res.Error.truncated()
+	return res
 }
 
 // serve performs one relayed request and replies.
@@ -115,6 +181,12 @@ func (s *workerSession) serve(ctx context.Context, m *wireMessage) {
 			}
 		}
 	case "call":
+		if s.relayed.Add(1) > int64(s.lim.MaxToolCalls) {
+			// The worker enforces the limit itself; this holds even if it
+			// does not.
+			reply.Error = s.lim.limitMessage(LimitToolCalls)
+			break
+		}
 		i := s.calls.start(m.Server, m.Tool)
 		started := time.Now()
 		res, err := s.caller.CallTool(ctx, m.Server, m.Tool, m.Args)
@@ -126,12 +198,7 @@ func (s *workerSession) serve(ctx context.Context, m *wireMessage) {
 		default:
 			reply.ToolResult = res
 		}
-		ok := err == nil && res != nil && !res.IsError
-		var n int64
-		if res != nil {
-			n = int64(len(res.Content) + len(res.StructuredContent))
-		}
-		s.calls.finish(i, time.Since(started), ok, n)
+		s.calls.finish(i, time.Since(started), err == nil && res != nil && !res.IsError, resultBytes(res))
 	}
 	_ = s.out.send(reply) // a dead worker is noticed by the reader
 }
