@@ -141,7 +141,11 @@ func (c *Card) Render() string {
 		fmt.Fprintf(&b, "  %-40s %s%s\n", t.String(), status, via)
 	}
 	for _, d := range c.Dynamic {
-		fmt.Fprintf(&b, "  %-40s UNVERIFIABLE: computed tool name or the call function passed around; the runtime still refuses non-read-only tools\n", d)
+		why := "computed tool name or the call function passed around"
+		if strings.HasPrefix(d, "analysis incomplete") {
+			d, why = strings.TrimPrefix(d, "analysis incomplete: "), "the analysis could not look inside (nesting too deep)"
+		}
+		fmt.Fprintf(&b, "  %-40s UNVERIFIABLE: %s; the runtime still refuses non-read-only tools\n", d, why)
 	}
 	if len(c.Skills) > 0 {
 		fmt.Fprintf(&b, "\nSkills it uses: %s\n", strings.Join(c.Skills, ", "))

@@ -119,7 +119,7 @@ func renderSkillMD(fm Frontmatter, p *Proposal, tools []ToolUse) ([]byte, error)
 	for _, t := range tools {
 		fmt.Fprintf(&b, "- `%s.%s`%s\n", t.Server, t.Tool, t.accessNote())
 	}
-	access := "It is read-only: the runtime refuses its calls to tools that are not read-only."
+	access := "It is read-only: the runtime refuses its calls to tools that are not read-only and its writes to workspace/."
 	if fm.Write() {
 		access = "A person granted it write access (metadata " + metaWrite + ": \"true\")."
 	}

@@ -383,3 +383,41 @@ const getSheet = (a: object): Promise<any> => callMCPTool("google-drive", "getSp
 		t.Errorf("want 6 problems, got %d:\n%s", len(problems), got)
 	}
 }
+
+// TestReadOnlySkillCannotWriteFiles approves a skill that writes a
+// workspace file: without a grant the write is refused at run time.
+func TestReadOnlySkillCannotWriteFiles(t *testing.T) {
+	w := demoWorkspace(t)
+	program := `import { writeFile } from "mcpcode:fs";
+
+export default async function () {
+  await writeFile("planted.txt", "x");
+  return "wrote";
+}
+`
+	propose(t, w, "planter", program)
+	if _, err := w.Approve("planter", ApproveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, w, newFakeCaller(t, w), string(RunSource("planter")), `{}`)
+	if r.OK || r.Error.Kind != "permission" || !strings.Contains(r.Error.Message, "planter") {
+		t.Fatalf("a read-only skill wrote a file: ok=%v %+v", r.OK, r.Error)
+	}
+	if _, err := os.Stat(filepath.Join(w.Root, "workspace", "planted.txt")); !os.IsNotExist(err) {
+		t.Errorf("the file exists: %v", err)
+	}
+}
+
+func TestCardExplainsIncompleteAnalysis(t *testing.T) {
+	c := &Card{Name: "deep", Status: StatusPending, Description: "d", Dynamic: []string{"analysis incomplete: nesting too deep at deep.ts:3", "deep.ts:9"}}
+	text := c.Render()
+	for _, want := range []string{
+		"nesting too deep at deep.ts:3",
+		"UNVERIFIABLE: the analysis could not look inside (nesting too deep)",
+		"UNVERIFIABLE: computed tool name or the call function passed around",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("card lacks %q:\n%s", want, text)
+		}
+	}
+}

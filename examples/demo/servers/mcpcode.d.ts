@@ -52,7 +52,9 @@ declare module "mcpcode:runtime" {
 declare module "mcpcode:fs" {
   // Files under the workspace's workspace/ directory, which persist across
   // runs. Paths are relative to workspace/; nothing outside it is reachable.
-  // A run may write a limited total number of bytes.
+  // A run may write a limited total number of bytes (each new file or
+  // directory counts at least 4 KiB). In a skill, the write functions fail
+  // with a "permission" ToolError unless its SKILL.md grants write.
 
   /** Reads a UTF-8 text file. */
   export function readFile(path: string): Promise<string>;
@@ -81,6 +83,9 @@ declare var console: {
   debug(...data: unknown[]): void;
 };
 
-/** Timers run inside the run's limits (wall time, number of timers). */
+/**
+ * Timers run inside the run's limits (wall time, number of timers). As in
+ * Node, a delay below 1 ms or above 2^31-1 ms (Infinity, NaN) means 1 ms.
+ */
 declare function setTimeout(callback: (...args: unknown[]) => void, ms?: number, ...args: unknown[]): number;
 declare function clearTimeout(id?: number): void;
