@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/mcpcode/mcpcode/internal/atomicfile"
 )
 
 // fileState is what Write did to one file.
@@ -85,7 +87,7 @@ func Write(outDir, manifestPath string, plan *Plan) (*Summary, error) {
 			return nil, err
 		}
 		p, _ := root.path(f.Path)
-		if err := writeAtomic(p, f.Content); err != nil {
+		if err := atomicfile.Write(p, f.Content, 0o644); err != nil {
 			return nil, err
 		}
 		synced[filepath.Dir(p)] = true
@@ -195,45 +197,11 @@ func writeIfChanged(path string, data []byte) (bool, error) {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
 		return false, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return false, fmt.Errorf("create manifest directory: %w", err)
-	}
-	if err := writeAtomic(path, data); err != nil {
+	if err := atomicfile.Write(path, data, 0o644); err != nil {
 		return false, err
 	}
 	syncDir(filepath.Dir(path))
 	return true, nil
-}
-
-// writeAtomic writes data to a temp file beside path, syncs it and renames
-// it over path, so readers see the old or the new content, never a mix.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	fail := func(err error) error {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 // syncDir makes renames in dir durable; best effort (not every platform can).

@@ -3,11 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpcode/mcpcode/internal/atomicfile"
 	"github.com/mcpcode/mcpcode/servers/demo"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -63,30 +63,12 @@ func demoBinary(dir string) (path string, copied bool, err error) {
 	return dst, true, nil
 }
 
+// copyExecutable copies the binary atomically, so that a demo started
+// while another one runs never starts a half-written copy.
 func copyExecutable(src, dst string) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	in, err := os.Open(src)
+	data, err := os.ReadFile(src)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".mcpcode-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, in); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o755); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
+	return atomicfile.Write(dst, data, 0o755)
 }
