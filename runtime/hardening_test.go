@@ -208,9 +208,12 @@ func TestNothingStartsAfterTheRunFinished(t *testing.T) {
 		{name: "timer from toJSON", src: `export default { toJSON() { setTimeout(() => ` + write + `, 1); return "r"; } };`,
 			kind: KindRuntime, msg: "setTimeout: the run has finished, so nothing new can start"},
 		{name: "file write from toJSON", src: `import { writeFile } from "mcpcode:fs"; export default { toJSON() { writeFile("late.txt", "x"); return "r"; } };`, msg: `"r"`},
+		// The stack getter is defined first: goja builds an Error's stack
+		// lazily, and redefining "stack" after the message getter would read
+		// the message (and start the call) while the program still runs.
 		{name: "getters of a thrown error", src: `const e = new Error("plain");
-Object.defineProperty(e, "message", { get() { ` + write + `; return "from getter"; } });
 Object.defineProperty(e, "stack", { get() { ` + write + `; return "x"; } });
+Object.defineProperty(e, "message", { get() { ` + write + `; return "from getter"; } });
 throw e;`, kind: KindRuntime, msg: "Error: "},
 		{name: "getter of a rejected value's name", src: `class E extends Error { get name() { ` + write + `; return "E"; } }
 await Promise.reject(new E("m"));`, kind: KindRuntime, msg: "Error: m"},
