@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"math"
 	"time"
 
 	"github.com/dop251/goja"
@@ -31,7 +30,9 @@ func (r *run) installTimers() error {
 		if !(ms >= 1 && ms <= maxTimerDelay) {
 			ms = 1
 		}
-		d := time.Duration(math.Min(ms, float64(r.lim.Timeout/time.Millisecond)+1) * float64(time.Millisecond))
+		// Not shortened to the wall time: a timer due after the deadline must
+		// never fire (the run ends at the deadline instead), whatever the load.
+		d := time.Duration(ms * float64(time.Millisecond))
 		var extra []goja.Value
 		if len(call.Arguments) > 2 {
 			extra = append(extra, call.Arguments[2:]...)

@@ -86,6 +86,13 @@ func TestWorkerHostile(t *testing.T) {
 	pool := NewWorkerPool(WorkerOptions{Command: testWorkerCommand()})
 	defer pool.Close()
 	small := Limits{Memory: 64 << 20, Timeout: 15 * time.Second}
+	if raceEnabled {
+		// The race detector slows goja's element-by-element fill of a
+		// sparse array about tenfold: new Array(1e9).fill(0) then needs
+		// about 15 s to reach 64 MiB (1.4 s without it), so the wall-time
+		// guard must not win the race. The expected outcome is unchanged.
+		small.Timeout = 90 * time.Second
+	}
 	tests := []hostileCase{
 		{name: "one huge string", src: `export default "x".repeat(2 ** 40).length;`, limits: small, kind: KindLimit, limit: LimitMemory, msg: "memory limit of 64 MiB exceeded (--memory)"},
 		{name: "one huge array", src: `new Array(1e9).fill(0);`, limits: small, kind: KindLimit, limit: LimitMemory, msg: "memory limit of 64 MiB exceeded (--memory)"},
