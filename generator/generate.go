@@ -170,21 +170,21 @@ func generateServer(s *Server, dir string) ([]File, ServerEntry, []Warning) {
 			warn("", prefixAll(fmt.Sprintf("tools[%d]: ", i), msgs)...)
 			continue
 		}
-		if seen[t.name] {
-			warn(t.name, "listed more than once; only the first is generated")
+		if seen[t.Name] {
+			warn(t.Name, "listed more than once; only the first is generated")
 			continue
 		}
-		seen[t.name] = true
-		warn(t.name, msgs...)
+		seen[t.Name] = true
+		warn(t.Name, msgs...)
 		tools = append(tools, &t)
 	}
 
 	toolNames := make([]string, len(tools))
 	for i, t := range tools {
-		toolNames[i] = t.name
+		toolNames[i] = t.Name
 	}
 	assigned := assignToolNames(toolNames)
-	sort.Slice(tools, func(a, b int) bool { return assigned[tools[a].name].Function < assigned[tools[b].name].Function })
+	sort.Slice(tools, func(a, b int) bool { return assigned[tools[a].Name].Function < assigned[tools[b].Name].Function })
 
 	entry := ServerEntry{
 		Name:         s.Name,
@@ -197,21 +197,18 @@ func generateServer(s *Server, dir string) ([]File, ServerEntry, []Warning) {
 	var files []File
 	var index []indexEntry
 	for _, t := range tools {
-		n := assigned[t.name]
+		n := assigned[t.Name]
 		content, msgs := renderTool(s, t, n)
-		warn(t.name, msgs...)
+		warn(t.Name, msgs...)
 		path := dir + "/" + n.Function + ".ts"
 		files = append(files, File{path, content})
 		entry.Tools = append(entry.Tools, ToolEntry{
-			Name:            t.name,
+			Name:            t.Name,
 			Function:        n.Function,
 			File:            path,
 			SHA256:          t.hash,
-			Title:           t.title,
-			ReadOnlyHint:    t.hints.readOnly,
-			DestructiveHint: t.hints.destructive,
-			IdempotentHint:  t.hints.idempotent,
-			OpenWorldHint:   t.hints.openWorld,
+			Title:           t.Title,
+			Hints:           t.Hints,
 			HasOutputSchema: t.output != nil,
 		})
 		index = append(index, indexEntry{function: n.Function, typ: n.Type, summary: toolSummary(t), hasOutput: t.output != nil})

@@ -54,8 +54,8 @@ func renderIndex(server *Server, entries []indexEntry) []byte {
 
 // toolSummary is the first sentence of a tool's description, or its title.
 func toolSummary(t *parsedTool) string {
-	if s := firstSentence(t.description, indexLineMax); s != "" {
+	if s := firstSentence(t.Description, indexLineMax); s != "" {
 		return s
 	}
-	return oneLine(t.title, indexLineMax)
+	return oneLine(t.Title, indexLineMax)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"os"
 	"sort"
 )
@@ -36,35 +37,14 @@ type ServerEntry struct {
 // ToolEntry is one tool of a server. Hints are nil when the server did not
 // declare them; use the methods for MCP's defaults.
 type ToolEntry struct {
-	Name            string `json:"name"`     // original tool name, as called
-	Function        string `json:"function"` // exported TypeScript function
-	File            string `json:"file"`
-	SHA256          string `json:"sha256"` // of the tool's raw JSON, compacted
-	Title           string `json:"title,omitempty"`
-	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
-	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
-	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
-	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
-	HasOutputSchema bool   `json:"hasOutputSchema"`
+	Name     string `json:"name"`     // original tool name, as called
+	Function string `json:"function"` // exported TypeScript function
+	File     string `json:"file"`
+	SHA256   string `json:"sha256"` // of the tool's raw JSON, compacted
+	Title    string `json:"title,omitempty"`
+	mcptool.Hints
+	HasOutputSchema bool `json:"hasOutputSchema"`
 }
-
-// ReadOnly reports whether the tool declares it does not modify anything.
-func (t *ToolEntry) ReadOnly() bool { return t.ReadOnlyHint != nil && *t.ReadOnlyHint }
-
-// Destructive reports whether the tool may destroy data, with MCP's default
-// (true unless read-only or declared non-destructive).
-func (t *ToolEntry) Destructive() bool {
-	return !t.ReadOnly() && (t.DestructiveHint == nil || *t.DestructiveHint)
-}
-
-// Idempotent reports whether repeating a call has no further effect
-// (read-only tools are idempotent; otherwise MCP's default is false).
-func (t *ToolEntry) Idempotent() bool {
-	return t.ReadOnly() || (t.IdempotentHint != nil && *t.IdempotentHint)
-}
-
-// OpenWorld reports whether the tool reaches outside entities (MCP's default is true).
-func (t *ToolEntry) OpenWorld() bool { return t.OpenWorldHint == nil || *t.OpenWorldHint }
 
 // ReadManifest reads a manifest written by [Write]. A missing file gives an
 // error that wraps fs.ErrNotExist.

@@ -3,6 +3,7 @@ package generator
 import (
 	"encoding/json"
 	"errors"
+	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,15 +21,15 @@ func TestToolEntryHints(t *testing.T) {
 		readOnly, destructive, idempotent, openWld bool
 	}{
 		{"no hints: MCP defaults", ToolEntry{}, false, true, false, true},
-		{"read-only", ToolEntry{ReadOnlyHint: boolPtr(true)}, true, false, true, true},
-		{"additive write", ToolEntry{ReadOnlyHint: boolPtr(false), DestructiveHint: boolPtr(false)}, false, false, false, true},
-		{"idempotent closed world", ToolEntry{IdempotentHint: boolPtr(true), OpenWorldHint: boolPtr(false)}, false, true, true, false},
+		{"read-only", ToolEntry{Hints: mcptool.Hints{ReadOnly: boolPtr(true)}}, true, false, true, true},
+		{"additive write", ToolEntry{Hints: mcptool.Hints{ReadOnly: boolPtr(false), Destructive: boolPtr(false)}}, false, false, false, true},
+		{"idempotent closed world", ToolEntry{Hints: mcptool.Hints{Idempotent: boolPtr(true), OpenWorld: boolPtr(false)}}, false, true, true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := c.entry
-			if e.ReadOnly() != c.readOnly || e.Destructive() != c.destructive || e.Idempotent() != c.idempotent || e.OpenWorld() != c.openWld {
+			if e.Hints.IsReadOnly() != c.readOnly || e.Hints.IsDestructive() != c.destructive || e.Hints.IsIdempotent() != c.idempotent || e.Hints.IsOpenWorld() != c.openWld {
 				t.Errorf("ReadOnly/Destructive/Idempotent/OpenWorld = %v/%v/%v/%v, want %v/%v/%v/%v",
-					e.ReadOnly(), e.Destructive(), e.Idempotent(), e.OpenWorld(), c.readOnly, c.destructive, c.idempotent, c.openWld)
+					e.Hints.IsReadOnly(), e.Hints.IsDestructive(), e.Hints.IsIdempotent(), e.Hints.IsOpenWorld(), c.readOnly, c.destructive, c.idempotent, c.openWld)
 			}
 		})
 	}
@@ -66,7 +67,7 @@ func TestManifestRoundTripAndLookups(t *testing.T) {
 			t.Errorf("Tool(%q, %q) not found", c.server, c.tool)
 			continue
 		}
-		if tool.Function != c.function || tool.ReadOnly() != c.readOnly || tool.HasOutputSchema != c.hasOutput {
+		if tool.Function != c.function || tool.Hints.IsReadOnly() != c.readOnly || tool.HasOutputSchema != c.hasOutput {
 			t.Errorf("%s/%s = %+v, want function %s, read-only %v, output %v", c.server, c.tool, tool, c.function, c.readOnly, c.hasOutput)
 		}
 		if tool.File != m.mustServer(t, c.server).Directory+"/"+c.function+".ts" || len(tool.SHA256) != 64 {

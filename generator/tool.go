@@ -5,23 +5,17 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
+
+	"github.com/mcpcode/mcpcode/internal/mcptool"
 )
 
-// parsedTool is one tool of a tools/list result, read leniently.
+// parsedTool is one tool of a tools/list result, read leniently: the shared
+// tool contract plus the schemas as ordered JSON values.
 type parsedTool struct {
-	name        string
-	title       string // tool.title, else annotations.title
-	description string
-	input       *value // nil when absent
-	output      *value // nil when absent or null
-	hints       hints
-	hash        string // sha256 of the compacted raw JSON
-}
-
-// hints are the tool annotations; nil means the server did not say.
-type hints struct {
-	readOnly, destructive, idempotent, openWorld *bool
+	mcptool.Tool
+	input  *value // nil when absent
+	output *value // nil when absent or null
+	hash   string // sha256 of the compacted raw JSON
 }
 
 // parseTool reads one raw tool object. ok is false when the tool cannot be
@@ -35,53 +29,18 @@ func parseTool(raw json.RawMessage) (t parsedTool, warnings []string, ok bool) {
 	}
 	t.hash = hex.EncodeToString(sum[:])
 
-	v, err := decodeValue(raw)
+	tool, warnings, err := mcptool.Parse(raw)
 	if err != nil {
-		return t, []string{fmt.Sprintf("tool is not valid JSON (%v); skipped", err)}, false
+		return t, []string{err.Error() + "; skipped"}, false
 	}
-	if v.kind != jsonObject {
-		return t, []string{fmt.Sprintf("tool is a JSON %s, not an object; skipped", kindName(v.kind))}, false
+	t.Tool = tool
+	v, err := decodeValue(raw)
+	if err != nil { // Parse accepted it, so this does not happen
+		return t, []string{"tool is not valid JSON; skipped"}, false
 	}
-	name, isString := v.get("name").str()
-	if !isString {
-		return t, []string{"tool has no string \"name\"; skipped"}, false
-	}
-	t.name = name
-	text := func(obj *value, key string) string {
-		f := obj.get(key)
-		if f == nil || f.kind == jsonNull {
-			return ""
-		}
-		s, isStr := f.str()
-		if !isStr {
-			warnings = append(warnings, fmt.Sprintf("%q is a JSON %s, not a string; ignored", key, kindName(f.kind)))
-		}
-		return s
-	}
-	t.description = text(v, "description")
-	t.title = text(v, "title")
-	if in := v.get("inputSchema"); in == nil {
-		warnings = append(warnings, "tool has no inputSchema; its input is typed as an open object")
-	} else {
-		t.input = in
-	}
+	t.input = v.get("inputSchema")
 	if out := v.get("outputSchema"); out != nil && out.kind != jsonNull {
 		t.output = out
-	}
-	if a := v.get("annotations"); a != nil && a.kind != jsonNull {
-		if a.kind != jsonObject {
-			warnings = append(warnings, "\"annotations\" is not an object; ignored")
-		} else {
-			if t.title == "" {
-				t.title = text(a, "title")
-			}
-			t.hints = hints{
-				readOnly:    a.getBool("readOnlyHint"),
-				destructive: a.getBool("destructiveHint"),
-				idempotent:  a.getBool("idempotentHint"),
-				openWorld:   a.getBool("openWorldHint"),
-			}
-		}
 	}
 	return t, warnings, true
 }

@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"strings"
 )
 
@@ -77,7 +78,7 @@ func renderTool(server *Server, t *parsedTool, n toolName) ([]byte, []string) {
 		result, typeArg = outName, "<"+outName+">"
 	}
 	sb.WriteString("export async function " + n.Function + "(" + param + "): Promise<" + result + "> {\n")
-	sb.WriteString("  return callMCPTool" + typeArg + "(" + jsQuote(server.Name) + ", " + jsQuote(t.name) + ", input);\n")
+	sb.WriteString("  return callMCPTool" + typeArg + "(" + jsQuote(server.Name) + ", " + jsQuote(t.Name) + ", input);\n")
 	sb.WriteString("}\n")
 
 	for _, nt := range scope.named {
@@ -99,15 +100,15 @@ func serverLabel(s *Server) string {
 // the hints the server declared, the title, and the original name when
 // the function had to be renamed.
 func toolDoc(t *parsedTool, n toolName) []string {
-	doc := commentLines(strings.TrimSpace(t.description))
+	doc := commentLines(strings.TrimSpace(t.Description))
 	var extra []string
-	if h := hintsLine(t.hints); h != "" {
+	if h := hintsLine(t.Hints); h != "" {
 		extra = append(extra, h)
 	}
 	if n.Renamed {
-		extra = append(extra, oneLine("Calls the MCP tool "+jsQuote(t.name)+", renamed because another tool has the same name after sanitizing.", 400))
+		extra = append(extra, oneLine("Calls the MCP tool "+jsQuote(t.Name)+", renamed because another tool has the same name after sanitizing.", 400))
 	}
-	if title := strings.TrimSpace(t.title); title != "" {
+	if title := strings.TrimSpace(t.Title); title != "" {
 		extra = append(extra, "@title "+oneLine(title, 200))
 	}
 	if len(doc) > 0 && len(extra) > 0 {
@@ -120,7 +121,7 @@ func toolDoc(t *parsedTool, n toolName) []string {
 // "Writes, not destructive, idempotent, closed world." Per MCP, destructive
 // and idempotent only mean something for tools that are not read-only, so
 // they are left out for read-only tools.
-func hintsLine(h hints) string {
+func hintsLine(h mcptool.Hints) string {
 	var parts []string
 	say := func(b *bool, yes, no string) {
 		if b != nil {
@@ -131,12 +132,12 @@ func hintsLine(h hints) string {
 			}
 		}
 	}
-	say(h.readOnly, "read-only", "writes")
-	if h.readOnly == nil || !*h.readOnly {
-		say(h.destructive, "destructive", "not destructive")
-		say(h.idempotent, "idempotent", "not idempotent")
+	say(h.ReadOnly, "read-only", "writes")
+	if h.ReadOnly == nil || !*h.ReadOnly {
+		say(h.Destructive, "destructive", "not destructive")
+		say(h.Idempotent, "idempotent", "not idempotent")
 	}
-	say(h.openWorld, "open world", "closed world")
+	say(h.OpenWorld, "open world", "closed world")
 	if len(parts) == 0 {
 		return ""
 	}

@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+	"github.com/mcpcode/mcpcode/internal/mcptool"
 )
 
 // toolCatalog caches, for one run, each server's tools (looked up on first
 // use, so a run starts only the servers it calls) and each tool's compiled
 // input schema. Safe for concurrent use by the call goroutines.
 type toolCatalog struct {
-	caller ToolCaller
+	caller mcptool.Caller
 
 	mu      sync.Mutex
 	servers map[string]*serverEntry
@@ -25,7 +26,7 @@ type toolCatalog struct {
 
 type serverEntry struct {
 	once  sync.Once
-	tools map[string]ToolInfo
+	tools map[string]mcptool.Tool
 	names []string
 	err   error
 }
@@ -35,7 +36,7 @@ type schemaEntry struct {
 	schema *inputSchema
 }
 
-func newToolCatalog(c ToolCaller) *toolCatalog {
+func newToolCatalog(c mcptool.Caller) *toolCatalog {
 	return &toolCatalog{caller: c, servers: map[string]*serverEntry{}, schemas: map[string]*schemaEntry{}}
 }
 
@@ -53,7 +54,7 @@ func (c *toolCatalog) server(ctx context.Context, name string) *serverEntry {
 			e.err = err
 			return
 		}
-		e.tools = make(map[string]ToolInfo, len(tools))
+		e.tools = make(map[string]mcptool.Tool, len(tools))
 		for _, t := range tools {
 			e.tools[t.Name] = t
 			e.names = append(e.names, t.Name)
@@ -62,7 +63,7 @@ func (c *toolCatalog) server(ctx context.Context, name string) *serverEntry {
 	return e
 }
 
-func (c *toolCatalog) schema(server string, info ToolInfo) *inputSchema {
+func (c *toolCatalog) schema(server string, info mcptool.Tool) *inputSchema {
 	key := server + "\x00" + info.Name
 	c.mu.Lock()
 	e, ok := c.schemas[key]
@@ -90,7 +91,7 @@ type callOutcome struct {
 func (c *toolCatalog) perform(ctx context.Context, sc *scopeDescriptor, server, tool string, args json.RawMessage, book *callBook) callOutcome {
 	srv := c.server(ctx, server)
 	if srv.err != nil {
-		if errors.Is(srv.err, ErrUnknownServer) {
+		if errors.Is(srv.err, mcptool.ErrUnknownServer) {
 			return callOutcome{kind: KindValidation, message: srv.err.Error()}
 		}
 		return callOutcome{kind: KindTransport, message: fmt.Sprintf("listing the tools of server %q: %v", server, srv.err)}
@@ -99,7 +100,7 @@ func (c *toolCatalog) perform(ctx context.Context, sc *scopeDescriptor, server, 
 	if !ok {
 		return callOutcome{kind: KindValidation, message: unknownToolMessage(server, tool, srv.names)}
 	}
-	if sc != nil && !sc.Write && !info.ReadOnly {
+	if sc != nil && !sc.Write && !info.Hints.IsReadOnly() {
 		return callOutcome{kind: KindPermission, message: permissionMessage(sc, server, tool)}
 	}
 	if problems := c.schema(server, info).problems(args); len(problems) > 0 {
@@ -127,7 +128,7 @@ func (c *toolCatalog) perform(ctx context.Context, sc *scopeDescriptor, server, 
 
 // resultBytes is the size of a tool's answer, as counted in
 // Stats.BytesFromTools.
-func resultBytes(res *ToolResult) int64 {
+func resultBytes(res *mcptool.Result) int64 {
 	if res == nil {
 		return 0
 	}

@@ -10,7 +10,7 @@
 // that bounds the size, nesting and cost of what esbuild is given. Run
 // executes a bundled Program in a
 // fresh, sandboxed goja VM with a small event loop of its own, bridges
-// callMCPTool to a ToolCaller, and enforces the run's Limits. WorkerPool runs
+// callMCPTool to a mcptool.Caller, and enforces the run's Limits. WorkerPool runs
 // each program in a separate process so that the memory limit holds even
 // against a single huge allocation.
 //

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpcode/mcpcode/internal/mcptool"
 )
 
 // resultString decodes a run's result as a string.
@@ -88,7 +90,7 @@ func TestWorkerIsNotTrusted(t *testing.T) {
 	}
 	var want int64
 	for range 2 {
-		want += resultBytes(&ToolResult{Content: textResult(`{"title":"Doc d","content":"Content of d"}`).Content, StructuredContent: obj(`{"title":"Doc d","content":"Content of d"}`)})
+		want += resultBytes(&mcptool.Result{Content: textResult(`{"title":"Doc d","content":"Content of d"}`).Content, StructuredContent: obj(`{"title":"Doc d","content":"Content of d"}`)})
 	}
 	if res.Stats.BytesFromTools != want {
 		t.Errorf("BytesFromTools = %d, want %d", res.Stats.BytesFromTools, want)

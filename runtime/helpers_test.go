@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpcode/mcpcode/internal/mcptool"
 )
 
 // newWorkspace copies the fixture workspace into a temporary directory and
@@ -107,7 +109,32 @@ func newFakeCaller() *fakeCaller {
 
 func obj(s string) json.RawMessage { return json.RawMessage(s) }
 
-var fakeTools = map[string][]ToolInfo{
+// toolDef is a fake tool in short form; tool turns it into the raw
+// definition a server would list.
+type toolDef struct {
+	Name            string
+	InputSchema     json.RawMessage
+	HasOutputSchema bool
+	ReadOnly        bool
+}
+
+func (d toolDef) tool() mcptool.Tool {
+	def := map[string]any{"name": d.Name, "annotations": map[string]any{"readOnlyHint": d.ReadOnly}}
+	if d.InputSchema != nil {
+		def["inputSchema"] = d.InputSchema
+	}
+	if d.HasOutputSchema {
+		def["outputSchema"] = map[string]any{"type": "object"}
+	}
+	raw, _ := json.Marshal(def)
+	t, _, err := mcptool.Parse(raw)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+var fakeTools = map[string][]toolDef{
 	"google-drive": {
 		{Name: "getDocument", HasOutputSchema: true, ReadOnly: true, InputSchema: obj(`{"type":"object","properties":{"documentId":{"type":"string","description":"The ID"},"fields":{"type":"string"}},"required":["documentId"],"additionalProperties":false}`)},
 		{Name: "getSheet", HasOutputSchema: true, ReadOnly: true, InputSchema: obj(`{"type":"object","properties":{"sheetId":{"type":"string"},"limit":{"type":"integer","minimum":1}},"required":["sheetId"]}`)},
@@ -127,23 +154,27 @@ var fakeTools = map[string][]ToolInfo{
 	},
 }
 
-func (f *fakeCaller) Tools(ctx context.Context, server string) ([]ToolInfo, error) {
+func (f *fakeCaller) Tools(ctx context.Context, server string) ([]mcptool.Tool, error) {
 	f.mu.Lock()
 	f.toolsAsked = append(f.toolsAsked, server)
 	f.mu.Unlock()
-	tools, ok := fakeTools[server]
+	defs, ok := fakeTools[server]
 	if !ok {
-		return nil, fmt.Errorf("%w %q: the configured servers are google-drive, salesforce, slack", ErrUnknownServer, server)
+		return nil, fmt.Errorf("%w %q: the configured servers are google-drive, salesforce, slack", mcptool.ErrUnknownServer, server)
+	}
+	tools := make([]mcptool.Tool, len(defs))
+	for i, d := range defs {
+		tools[i] = d.tool()
 	}
 	return tools, nil
 }
 
-func textResult(text string) *ToolResult {
+func textResult(text string) *mcptool.Result {
 	b, _ := json.Marshal([]map[string]string{{"type": "text", "text": text}})
-	return &ToolResult{Content: b}
+	return &mcptool.Result{Content: b}
 }
 
-func (f *fakeCaller) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*ToolResult, error) {
+func (f *fakeCaller) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*mcptool.Result, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, fakeCall{server, tool, string(args)})
 	f.inFlight++
@@ -171,7 +202,7 @@ func (f *fakeCaller) CallTool(ctx context.Context, server, tool string, args jso
 			return r, nil
 		}
 		sc := fmt.Sprintf(`{"title":"Doc %s","content":"Content of %s"}`, id, id)
-		return &ToolResult{Content: textResult(sc).Content, StructuredContent: obj(sc)}, nil
+		return &mcptool.Result{Content: textResult(sc).Content, StructuredContent: obj(sc)}, nil
 	case "google-drive.getSheet":
 		var b strings.Builder
 		b.WriteString(`{"rows":[`)
@@ -203,7 +234,7 @@ func (f *fakeCaller) CallTool(ctx context.Context, server, tool string, args jso
 		if n >= 3 {
 			status = "complete"
 		}
-		return &ToolResult{Content: textResult(`{"status":"` + status + `"}`).Content}, nil
+		return &mcptool.Result{Content: textResult(`{"status":"` + status + `"}`).Content}, nil
 	case "slack.down":
 		return nil, fmt.Errorf("connection closed: EOF")
 	case "slack.hang":

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
+	"github.com/mcpcode/mcpcode/internal/mcptool"
 )
 
 // RunOptions says how to run a Program.
@@ -21,8 +22,8 @@ type RunOptions struct {
 	Workspace string `json:"workspace"`
 	// Caller performs the program's tool calls. It is not sent to workers:
 	// their calls are relayed to the parent's Caller.
-	Caller ToolCaller `json:"-"`
-	Limits Limits     `json:"limits"`
+	Caller mcptool.Caller `json:"-"`
+	Limits Limits         `json:"limits"`
 	// Input is the argument for a default-exported function; nil calls it
 	// with no argument.
 	Input json.RawMessage `json:"input,omitempty"`
@@ -457,13 +458,13 @@ func compileCode(code string) (*goja.Program, error) {
 	return goja.CompileAST(ast, true)
 }
 
-// noCaller serves runs that were given no ToolCaller.
+// noCaller serves runs that were given no mcptool.Caller.
 type noCaller struct{}
 
-func (noCaller) Tools(context.Context, string) ([]ToolInfo, error) {
-	return nil, fmt.Errorf("%w: this run has no tool caller, so no servers are available", ErrUnknownServer)
+func (noCaller) Tools(context.Context, string) ([]mcptool.Tool, error) {
+	return nil, fmt.Errorf("%w: this run has no tool caller, so no servers are available", mcptool.ErrUnknownServer)
 }
 
-func (noCaller) CallTool(context.Context, string, string, json.RawMessage) (*ToolResult, error) {
+func (noCaller) CallTool(context.Context, string, string, json.RawMessage) (*mcptool.Result, error) {
 	return nil, fmt.Errorf("this run has no tool caller")
 }

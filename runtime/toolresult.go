@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/mcpcode/mcpcode/internal/mcptool"
 )
 
 // shapedResult is a tool's answer as the program will see it: JSON text
@@ -22,7 +24,7 @@ type shapedResult struct {
 // to: the structured content for tools with an output schema (or the text
 // parsed as JSON, when a sloppy server sent no structured content);
 // otherwise a ToolResult object {content, text, data?, structuredContent?}.
-func shapeToolResult(info ToolInfo, res *ToolResult) (shapedResult, error) {
+func shapeToolResult(info mcptool.Tool, res *mcptool.Result) (shapedResult, error) {
 	content := bytes.TrimSpace(res.Content)
 	if len(content) == 0 || string(content) == "null" {
 		content = []byte("[]")
@@ -46,7 +48,7 @@ func shapeToolResult(info ToolInfo, res *ToolResult) (shapedResult, error) {
 		}
 		return shapedResult{value: toolResultJSON(content, text, textIsJSON, structured), failed: true, message: msg}, nil
 	}
-	if info.HasOutputSchema {
+	if info.HasOutputSchema() {
 		if len(structured) > 0 {
 			return shapedResult{value: string(structured)}, nil
 		}

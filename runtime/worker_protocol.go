@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"io"
 	"sync"
+
+	"github.com/mcpcode/mcpcode/internal/mcptool"
 )
 
 // The parent and a worker process speak newline-delimited JSON over the
@@ -24,10 +26,10 @@ type wireMessage struct {
 	Tool   string          `json:"tool,omitempty"`
 	Args   json.RawMessage `json:"args,omitempty"`
 
-	Tools         []ToolInfo  `json:"tools,omitempty"`
-	ToolResult    *ToolResult `json:"toolResult,omitempty"`
-	Error         string      `json:"error,omitempty"`
-	UnknownServer bool        `json:"unknownServer,omitempty"`
+	Tools         []mcptool.Tool  `json:"tools,omitempty"`
+	ToolResult    *mcptool.Result `json:"toolResult,omitempty"`
+	Error         string          `json:"error,omitempty"`
+	UnknownServer bool            `json:"unknownServer,omitempty"`
 
 	Result *Result `json:"result,omitempty"`
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/mcpcode/mcpcode/internal/mcptool"
 )
 
 // ServeWorker is the entry point of a worker process (`mcpcode __worker`):
@@ -57,7 +59,7 @@ func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 	return nil
 }
 
-// relayCaller is the ToolCaller inside a worker: it forwards each request to
+// relayCaller is the mcptool.Caller inside a worker: it forwards each request to
 // the parent, which owns the upstream connections, and waits for the reply.
 type relayCaller struct {
 	w *wireWriter
@@ -68,7 +70,7 @@ type relayCaller struct {
 	closed  error
 }
 
-func (c *relayCaller) Tools(ctx context.Context, server string) ([]ToolInfo, error) {
+func (c *relayCaller) Tools(ctx context.Context, server string) ([]mcptool.Tool, error) {
 	reply, err := c.request(ctx, &wireMessage{Type: "tools", Server: server})
 	if err != nil {
 		return nil, err
@@ -82,7 +84,7 @@ func (c *relayCaller) Tools(ctx context.Context, server string) ([]ToolInfo, err
 	return reply.Tools, nil
 }
 
-func (c *relayCaller) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*ToolResult, error) {
+func (c *relayCaller) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*mcptool.Result, error) {
 	reply, err := c.request(ctx, &wireMessage{Type: "call", Server: server, Tool: tool, Args: args})
 	if err != nil {
 		return nil, err
@@ -153,11 +155,11 @@ func (c *relayCaller) readReplies(dec *json.Decoder) {
 	}
 }
 
-// unknownServerError carries ErrUnknownServer across the process boundary.
+// unknownServerError carries mcptool.ErrUnknownServer across the process boundary.
 type unknownServerError struct{ msg string }
 
 func (e *unknownServerError) Error() string { return e.msg }
-func (e *unknownServerError) Unwrap() error { return ErrUnknownServer }
+func (e *unknownServerError) Unwrap() error { return mcptool.ErrUnknownServer }
 
 // warmUp runs a tiny program while the worker waits for its job, so that
 // the job does not pay the first-use costs of this fresh process (code paged

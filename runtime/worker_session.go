@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpcode/mcpcode/internal/mcptool"
 )
 
 // Run runs p in a fresh worker process, with the same contract as Run.
@@ -132,7 +134,7 @@ func readWireLine(br *bufio.Reader, max int) ([]byte, error) {
 type workerSession struct {
 	w      *worker
 	out    *wireWriter
-	caller ToolCaller
+	caller mcptool.Caller
 	lim    Limits
 	// calls records the relayed calls: they replace what the worker reports.
 	calls   *callBook
@@ -173,11 +175,11 @@ func (s *workerSession) serve(ctx context.Context, m *wireMessage) {
 		tools, err := s.caller.Tools(ctx, m.Server)
 		if err != nil {
 			reply.Error = err.Error()
-			reply.UnknownServer = errors.Is(err, ErrUnknownServer)
+			reply.UnknownServer = errors.Is(err, mcptool.ErrUnknownServer)
 		} else {
 			reply.Tools = tools
 			if reply.Tools == nil {
-				reply.Tools = []ToolInfo{}
+				reply.Tools = []mcptool.Tool{}
 			}
 		}
 	case "call":

@@ -65,7 +65,7 @@ for (let i = 0; i < %d; i++) await callMCPTool("echo", "echo", { n: i });
 	if err != nil {
 		b.Fatal(err)
 	}
-	opts := runtime.RunOptions{Workspace: ws, Caller: pool.Caller(), Limits: runtime.DefaultLimits()}
+	opts := runtime.RunOptions{Workspace: ws, Caller: pool, Limits: runtime.DefaultLimits()}
 	if r := runtime.Run(ctx, prog, opts); !r.OK { // connect once, outside the timing
 		b.Fatal(r.Error)
 	}

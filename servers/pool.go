@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpcode/mcpcode/internal/mcptool"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -71,27 +73,27 @@ func (p *Pool) Config() *Config { return p.cfg }
 
 // Listing is what a connected server offers.
 type Listing struct {
-	Server          string        `json:"server"`
-	Transport       string        `json:"transport"`
-	ServerName      string        `json:"serverName"`
-	ServerTitle     string        `json:"serverTitle,omitempty"`
-	ServerVersion   string        `json:"serverVersion"`
-	Instructions    string        `json:"instructions,omitempty"`
-	ProtocolVersion string        `json:"protocolVersion"`
-	Tools           []Tool        `json:"tools"`
-	ConnectTime     time.Duration `json:"-"`
+	Server          string         `json:"server"`
+	Transport       string         `json:"transport"`
+	ServerName      string         `json:"serverName"`
+	ServerTitle     string         `json:"serverTitle,omitempty"`
+	ServerVersion   string         `json:"serverVersion"`
+	Instructions    string         `json:"instructions,omitempty"`
+	ProtocolVersion string         `json:"protocolVersion"`
+	Tools           []mcptool.Tool `json:"tools"`
+	ConnectTime     time.Duration  `json:"-"`
 	// Warnings name tool definitions that could not be read.
 	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Tool returns the tool of that name.
-func (l *Listing) Tool(name string) (Tool, bool) {
+func (l *Listing) Tool(name string) (mcptool.Tool, bool) {
 	for _, t := range l.Tools {
 		if t.Name == name {
 			return t, true
 		}
 	}
-	return Tool{}, false
+	return mcptool.Tool{}, false
 }
 
 // RawTools returns the raw definitions, in the server's order.
@@ -140,8 +142,9 @@ func (e *ServerError) Detail() string {
 	return b.String()
 }
 
-// ErrUnknownServer is returned for a server name the config does not have.
-var ErrUnknownServer = errors.New("unknown server")
+// ErrUnknownServer is wrapped by the errors about a server name the config
+// does not have.
+var ErrUnknownServer = mcptool.ErrUnknownServer
 
 func (p *Pool) upstream(name string) (*upstream, error) {
 	p.mu.Lock()
@@ -221,34 +224,23 @@ func (p *Pool) Relist(ctx context.Context, name string) (*Listing, error) {
 	return u.relist(ctx)
 }
 
-// CallResult is a tool call's result as the server sent it.
-type CallResult struct {
-	Content           json.RawMessage `json:"content"`                     // the content blocks, a JSON array
-	StructuredContent json.RawMessage `json:"structuredContent,omitempty"` // nil when absent
-	IsError           bool            `json:"isError,omitempty"`
+// Tools lists one server's tools, connecting to it on first use: the pool
+// is the mcptool.Caller that programs' tool calls go through.
+func (p *Pool) Tools(ctx context.Context, server string) ([]mcptool.Tool, error) {
+	l, err := p.Connect(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	return l.Tools, nil
 }
 
-// Text joins the text blocks of the content with newlines.
-func (r *CallResult) Text() string {
-	var blocks []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal(r.Content, &blocks)
-	var texts []string
-	for _, b := range blocks {
-		if b.Type == "text" {
-			texts = append(texts, b.Text)
-		}
-	}
-	return strings.Join(texts, "\n")
-}
+var _ mcptool.Caller = (*Pool)(nil)
 
 // CallTool calls a tool, connecting first if needed. A tool that fails
 // returns a result with IsError set, not an error; errors are transport
 // failures. A call whose connection is lost is retried once on a new
 // connection when the tool is read-only or idempotent.
-func (p *Pool) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*CallResult, error) {
+func (p *Pool) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*mcptool.Result, error) {
 	u, err := p.upstream(server)
 	if err != nil {
 		return nil, err
@@ -285,14 +277,14 @@ func (p *Pool) CallTool(ctx context.Context, server, tool string, args json.RawM
 
 // callRaw calls a tool and returns its result as sent: from the wire tap
 // when it caught it, else re-encoded from go-sdk's decoded result.
-func callRaw(ctx context.Context, sess *mcp.ClientSession, params *mcp.CallToolParams) (*CallResult, error) {
+func callRaw(ctx context.Context, sess *mcp.ClientSession, params *mcp.CallToolParams) (*mcptool.Result, error) {
 	slot := &resultSlot{}
 	res, err := sess.CallTool(withResultSlot(ctx, slot), params)
 	if err != nil {
 		return nil, err
 	}
 	if raw := slot.get(); raw != nil {
-		var r CallResult
+		var r mcptool.Result
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, fmt.Errorf("decoding the result: %w", err)
 		}
@@ -304,7 +296,7 @@ func callRaw(ctx context.Context, sess *mcp.ClientSession, params *mcp.CallToolP
 		}
 		return &r, nil
 	}
-	r := &CallResult{IsError: res.IsError}
+	r := &mcptool.Result{IsError: res.IsError}
 	if r.Content, err = json.Marshal(res.Content); err != nil {
 		return nil, fmt.Errorf("encoding the result: %w", err)
 	}
@@ -459,7 +451,7 @@ func (u *upstream) list(ctx context.Context, sess *mcp.ClientSession) (*Listing,
 	}
 	seen := map[string]bool{}
 	for _, r := range raw {
-		t, err := parseTool(r)
+		t, _, err := mcptool.Parse(r)
 		if err != nil {
 			l.Warnings = append(l.Warnings, err.Error())
 			continue

@@ -82,11 +82,11 @@ func TestPoolKeepsRawToolsAcrossPages(t *testing.T) {
 		}
 	}
 	zeta, _ := l.Tool("zeta")
-	if !zeta.Hints.IsReadOnly() || zeta.HasOutputSchema || zeta.FirstLine() != "Last." {
+	if !zeta.Hints.IsReadOnly() || zeta.HasOutputSchema() || zeta.FirstLine() != "Last." {
 		t.Errorf("zeta parsed as %+v", zeta)
 	}
 	write, _ := l.Tool("write")
-	if write.Hints.IsReadOnly() || !write.HasOutputSchema || write.Hints.SafeToRetry() {
+	if write.Hints.IsReadOnly() || !write.HasOutputSchema() || write.Hints.SafeToRetry() {
 		t.Errorf("write parsed as %+v", write)
 	}
 }

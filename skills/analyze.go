@@ -87,7 +87,7 @@ func (w Workspace) analyze(entry string, source []byte) (*analysis, error) {
 		seen[key] = true
 		use := ToolUse{Server: c.Server, Tool: c.Tool, Via: c.Scope}
 		if t, ok := m.Tool(c.Server, c.Tool); ok {
-			use.Known, use.ReadOnly = true, t.ReadOnly()
+			use.Known, use.ReadOnly = true, t.Hints.IsReadOnly()
 		}
 		a.tools = append(a.tools, use)
 	}

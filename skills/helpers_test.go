@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpcode/mcpcode/generator"
+	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"github.com/mcpcode/mcpcode/internal/tsc"
 	"github.com/mcpcode/mcpcode/runtime"
 )
@@ -85,29 +86,38 @@ func newFakeCaller(t *testing.T, w Workspace) *fakeCaller {
 	return &fakeCaller{m: m}
 }
 
-func (f *fakeCaller) Tools(_ context.Context, server string) ([]runtime.ToolInfo, error) {
+func (f *fakeCaller) Tools(_ context.Context, server string) ([]mcptool.Tool, error) {
 	s, ok := f.m.Server(server)
 	if !ok {
-		return nil, runtime.ErrUnknownServer
+		return nil, mcptool.ErrUnknownServer
 	}
-	var out []runtime.ToolInfo
+	var out []mcptool.Tool
 	for _, t := range s.Tools {
-		out = append(out, runtime.ToolInfo{Name: t.Name, InputSchema: json.RawMessage(`{"type":"object"}`), HasOutputSchema: t.HasOutputSchema, ReadOnly: t.ReadOnly()})
+		def := map[string]any{"name": t.Name, "inputSchema": map[string]any{"type": "object"}, "annotations": t.Hints}
+		if t.HasOutputSchema {
+			def["outputSchema"] = map[string]any{"type": "object"}
+		}
+		raw, _ := json.Marshal(def)
+		tool, _, err := mcptool.Parse(raw)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, tool)
 	}
 	return out, nil
 }
 
-func (f *fakeCaller) CallTool(_ context.Context, server, tool string, _ json.RawMessage) (*runtime.ToolResult, error) {
+func (f *fakeCaller) CallTool(_ context.Context, server, tool string, _ json.RawMessage) (*mcptool.Result, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, server+"."+tool)
 	f.mu.Unlock()
 	switch tool {
 	case "getSheet":
-		return &runtime.ToolResult{Content: json.RawMessage(`[]`), StructuredContent: json.RawMessage(`{"sheetId":"abc123","title":"t","columns":["orderId","Status"],"rows":[{"orderId":"A","Status":"pending"},{"orderId":"B","Status":"shipped"}]}`)}, nil
+		return &mcptool.Result{Content: json.RawMessage(`[]`), StructuredContent: json.RawMessage(`{"sheetId":"abc123","title":"t","columns":["orderId","Status"],"rows":[{"orderId":"A","Status":"pending"},{"orderId":"B","Status":"shipped"}]}`)}, nil
 	case "getRecord":
-		return &runtime.ToolResult{Content: json.RawMessage(`[]`), StructuredContent: json.RawMessage(`{"Id":"00Q5f000001abcXYZ","Status":"Open"}`)}, nil
+		return &mcptool.Result{Content: json.RawMessage(`[]`), StructuredContent: json.RawMessage(`{"Id":"00Q5f000001abcXYZ","Status":"Open"}`)}, nil
 	case "updateRecord":
-		return &runtime.ToolResult{Content: json.RawMessage(`[]`), StructuredContent: json.RawMessage(`{"id":"00Q5f000001abcXYZ","success":true}`)}, nil
+		return &mcptool.Result{Content: json.RawMessage(`[]`), StructuredContent: json.RawMessage(`{"id":"00Q5f000001abcXYZ","success":true}`)}, nil
 	}
 	return nil, errors.New("unexpected tool " + tool)
 }
@@ -120,7 +130,7 @@ func (f *fakeCaller) called() []string {
 
 // run bundles a program (source at the workspace root) with the skills
 // policy and runs it in-process.
-func run(t *testing.T, w Workspace, caller runtime.ToolCaller, source string, input string) *runtime.Result {
+func run(t *testing.T, w Workspace, caller mcptool.Caller, source string, input string) *runtime.Result {
 	t.Helper()
 	prog, err := runtime.Bundle(runtime.BundleOptions{Workspace: w.Root, Entry: filepath.Join(w.Root, "main.ts"), Source: []byte(source), Skills: w.Policy()})
 	if err != nil {

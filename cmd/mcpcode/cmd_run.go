@@ -175,7 +175,7 @@ func cmdRun(a *app, args []string) int {
 		return exitUsage
 	}
 	defer pool.Close()
-	ropts := runtime.RunOptions{Workspace: wsDir, Caller: pool.Caller(), Limits: rf.limits, Input: input}
+	ropts := runtime.RunOptions{Workspace: wsDir, Caller: pool, Limits: rf.limits, Input: input}
 	var res *runtime.Result
 	if rf.isolation == "none" {
 		res = runtime.Run(a.ctx, prog, ropts)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpcode/mcpcode/examples"
 	"github.com/mcpcode/mcpcode/internal/atomicfile"
+	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"github.com/mcpcode/mcpcode/runtime"
 	"github.com/mcpcode/mcpcode/servers"
 	"github.com/mcpcode/mcpcode/servers/demo"
@@ -101,7 +102,7 @@ func cmdDemo(a *app, args []string) int {
 	fmt.Fprintln(out, "\n3. Running agent programs in the sandbox (mcpcode run programs/NAME.ts)")
 	workers := a.workerPool()
 	defer workers.Close()
-	caller := pool.Caller()
+	caller := pool
 	sk := skills.NewWorkspace(abs)
 	for _, name := range demoPrograms {
 		res, err := a.demoRun(workers, abs, caller, sk, filepath.Join(abs, "programs", name), nil)
@@ -166,7 +167,7 @@ func programSummary(dir, name string) string {
 
 // demoRun bundles and runs one program (or, with source set, an inline one)
 // in a worker.
-func (a *app) demoRun(workers *runtime.WorkerPool, ws string, caller runtime.ToolCaller, sk skills.Workspace, entry string, source []byte, input ...json.RawMessage) (*runtime.Result, error) {
+func (a *app) demoRun(workers *runtime.WorkerPool, ws string, caller mcptool.Caller, sk skills.Workspace, entry string, source []byte, input ...json.RawMessage) (*runtime.Result, error) {
 	prog, err := runtime.Bundle(runtime.BundleOptions{Workspace: ws, Entry: entry, Source: source, Skills: sk.Policy()})
 	if err != nil {
 		return runtime.BundleErrorResult(err), nil
@@ -209,7 +210,7 @@ func printDemoResult(out io.Writer, res *runtime.Result) bool {
 }
 
 // demoSkill proposes, shows, approves and runs the demo skill.
-func (a *app) demoSkill(out io.Writer, workers *runtime.WorkerPool, ws string, caller runtime.ToolCaller, sk skills.Workspace) int {
+func (a *app) demoSkill(out io.Writer, workers *runtime.WorkerPool, ws string, caller mcptool.Caller, sk skills.Workspace) int {
 	progPath := filepath.Join(ws, "programs", demoSkillProgram)
 	program, err := os.ReadFile(progPath)
 	if err != nil {

@@ -1,0 +1,140 @@
+// Package mcptool is the tool contract that the MCP client, the generator,
+// the runtime and the skills share: a Tool as an upstream server lists it,
+// its annotations with MCP's defaults, one lenient Parse of a raw tool
+// definition, and the Caller that performs tool calls.
+//
+// It imports nothing of mcpcode, so that the MCP client never depends on
+// the runtime (and so on esbuild or goja) to describe a tool or a call.
+package mcptool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// Tool is one tool of an upstream server: its raw definition as the server
+// sent it (property order intact) and the fields mcpcode acts on. Its JSON
+// encoding is the raw definition, so a Tool survives a trip across a
+// process boundary unchanged.
+type Tool struct {
+	Name        string
+	Title       string // tool.title, else annotations.title
+	Description string
+	// Raw is the definition as received.
+	Raw json.RawMessage
+	// InputSchema is the raw input schema ("{}" when the server sent none).
+	InputSchema json.RawMessage
+	// OutputSchema is the raw output schema, nil when absent or null.
+	OutputSchema json.RawMessage
+	Hints        Hints
+}
+
+// HasOutputSchema reports whether the tool declares structured output, which
+// makes a call resolve to its structured content.
+func (t Tool) HasOutputSchema() bool { return len(t.OutputSchema) > 0 }
+
+// FirstLine returns the first line of the description, trimmed.
+func (t Tool) FirstLine() string {
+	line, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
+	return strings.TrimSpace(line)
+}
+
+// MarshalJSON encodes the tool as its raw definition.
+func (t Tool) MarshalJSON() ([]byte, error) {
+	if len(t.Raw) == 0 {
+		return json.Marshal(map[string]any{"name": t.Name})
+	}
+	return t.Raw, nil
+}
+
+// UnmarshalJSON parses a raw definition with Parse.
+func (t *Tool) UnmarshalJSON(data []byte) error {
+	p, _, err := Parse(data)
+	if err != nil {
+		return err
+	}
+	*t = p
+	return nil
+}
+
+// Hints are a tool's annotations. Nil means the server did not say; the
+// methods apply MCP's defaults. The JSON names are MCP's.
+type Hints struct {
+	ReadOnly    *bool `json:"readOnlyHint,omitempty"`
+	Destructive *bool `json:"destructiveHint,omitempty"`
+	Idempotent  *bool `json:"idempotentHint,omitempty"`
+	OpenWorld   *bool `json:"openWorldHint,omitempty"`
+}
+
+// IsReadOnly reports whether the server declared the tool read-only (MCP's
+// default is false).
+func (h Hints) IsReadOnly() bool { return h.ReadOnly != nil && *h.ReadOnly }
+
+// IsDestructive reports whether the tool may destroy data: true unless it is
+// read-only or declared non-destructive.
+func (h Hints) IsDestructive() bool {
+	return !h.IsReadOnly() && (h.Destructive == nil || *h.Destructive)
+}
+
+// IsIdempotent reports whether repeating a call has no further effect
+// (read-only tools are; otherwise MCP's default is false).
+func (h Hints) IsIdempotent() bool {
+	return h.IsReadOnly() || (h.Idempotent != nil && *h.Idempotent)
+}
+
+// IsOpenWorld reports whether the tool reaches outside entities (MCP's
+// default is true).
+func (h Hints) IsOpenWorld() bool { return h.OpenWorld == nil || *h.OpenWorld }
+
+// SafeToRetry reports whether calling the tool twice does no harm, which is
+// when a call lost with its connection may be sent again.
+func (h Hints) SafeToRetry() bool { return h.IsIdempotent() }
+
+// Result is a tool's answer as received from the server.
+type Result struct {
+	// Content is the JSON array of content blocks, unchanged.
+	Content json.RawMessage `json:"content,omitempty"`
+	// StructuredContent is nil when the server sent none.
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	// IsError marks a result in which the tool reports its own failure.
+	IsError bool `json:"isError,omitempty"`
+}
+
+// Text joins the text content blocks of the result.
+func (r *Result) Text() string {
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(r.Content, &blocks) != nil {
+		return ""
+	}
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Caller performs tool calls on configured upstream servers. The consumer
+// that runs programs uses it; the MCP client's pool implements it, and so
+// does the relay inside worker processes. Implementations are safe for
+// concurrent use.
+type Caller interface {
+	// Tools lists one configured server's tools, connecting to it on first
+	// use. An unknown server is an error that wraps ErrUnknownServer and
+	// says which servers exist.
+	Tools(ctx context.Context, server string) ([]Tool, error)
+	// CallTool calls one tool with JSON arguments. The error reports a
+	// transport failure; a tool that fails reports it in the result
+	// (Result.IsError).
+	CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*Result, error)
+}
+
+// ErrUnknownServer is wrapped by errors about a server name that no
+// configuration has.
+var ErrUnknownServer = errors.New("unknown server")
