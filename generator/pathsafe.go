@@ -5,81 +5,59 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 )
 
-// outRoot is the out dir, resolved once: the directory itself may be a
-// symlink the user chose, but nothing below it is followed.
-type outRoot struct{ dir string }
-
-// openOutRoot creates the out dir when missing and resolves it.
-func openOutRoot(outDir string) (outRoot, error) {
-	abs, err := filepath.Abs(outDir)
+// openOutRoot creates the out dir when missing and opens it as an os.Root.
+// Every later read, write, rename and remove goes through the root, so the
+// kernel refuses a path that leads outside the out dir, even through a
+// symlink swapped in after a check. The out dir itself may be a symlink the
+// user chose.
+func openOutRoot(outDir string) (*os.Root, error) {
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create out dir: %w", err)
+	}
+	root, err := os.OpenRoot(outDir)
 	if err != nil {
-		return outRoot{}, fmt.Errorf("out dir %s: %w", outDir, err)
+		return nil, fmt.Errorf("open out dir: %w", err)
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return outRoot{}, fmt.Errorf("create out dir: %w", err)
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return outRoot{}, fmt.Errorf("resolve out dir: %w", err)
-	}
-	return outRoot{real}, nil
+	return root, nil
 }
 
-// path returns the OS path of a slash-separated relative path after checking
-// it is safe and that, cleaned, it stays inside the out dir.
-func (r outRoot) path(rel string) (string, error) {
-	if !safeRelPath(rel) {
-		return "", fmt.Errorf("refusing unsafe path %q: it is not a plain relative path", rel)
-	}
-	p := filepath.Join(r.dir, filepath.FromSlash(rel))
-	if !strings.HasPrefix(filepath.Clean(p), r.dir+string(filepath.Separator)) {
-		return "", fmt.Errorf("refusing path %q: it leads outside the out dir %s", rel, r.dir)
-	}
-	return p, nil
+// shown is how messages name rel: the out dir joined with it.
+func shown(root *os.Root, rel string) string {
+	return filepath.Join(root.Name(), filepath.FromSlash(rel))
 }
 
 // checkParents verifies that every existing directory between the out dir
-// and rel is a real directory, not a symlink (which could lead a write
-// outside the out dir). Missing directories are fine.
-func (r outRoot) checkParents(rel string) error {
-	segs := strings.Split(rel, "/")
-	p := r.dir
-	for _, seg := range segs[:len(segs)-1] {
-		p = filepath.Join(p, seg)
-		info, err := os.Lstat(p)
+// and rel is a real directory, not a symlink: gen refuses to write through
+// one, with a message saying what to do. It is a courtesy check; safety
+// comes from the root, which refuses any escape whatever happens after it.
+// Missing directories are fine.
+func checkParents(root *os.Root, rel string) error {
+	var dirs []string
+	for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+		dirs = append(dirs, d)
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		info, err := root.Lstat(filepath.FromSlash(dirs[i]))
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("check %s: %w", p, err)
+			return fmt.Errorf("check %s: %w", shown(root, dirs[i]), err)
 		}
 		if info.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("refusing to write %s: %s is a symlink; replace it with a directory or remove it", rel, p)
+			return fmt.Errorf("refusing to write %s: %s is a symlink; replace it with a directory or remove it", rel, shown(root, dirs[i]))
 		}
 		if !info.IsDir() {
-			return fmt.Errorf("refusing to write %s: %s is not a directory; move it away", rel, p)
+			return fmt.Errorf("refusing to write %s: %s is not a directory; move it away", rel, shown(root, dirs[i]))
 		}
 	}
 	return nil
 }
 
-// mkdirParents creates the missing directories of rel, one level at a time,
-// refusing symlinks on the way.
-func (r outRoot) mkdirParents(rel string) error {
-	if err := r.checkParents(rel); err != nil {
-		return err
-	}
-	segs := strings.Split(rel, "/")
-	p := r.dir
-	for _, seg := range segs[:len(segs)-1] {
-		p = filepath.Join(p, seg)
-		if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("create directory: %w", err)
-		}
-	}
-	return r.checkParents(rel)
-}
+// depth is the number of slash-separated segments of rel.
+func depth(rel string) int { return strings.Count(rel, "/") + 1 }

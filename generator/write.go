@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -30,9 +31,17 @@ const (
 // removed, and so are the directories this leaves empty; files gen does not
 // own are never modified or removed, and a plan file that would replace one
 // is refused (unless the bytes are identical) before anything is written;
-// kept servers' files are not touched; no path leads outside outDir, and a
-// symlink inside outDir is never followed (it is an error).
+// kept servers' files are not touched. Every read, write, rename and remove
+// goes through an [os.Root] opened on outDir, so nothing outside outDir is
+// touched, even when a directory is swapped for a symlink while Write runs
+// (that write fails instead); a symlink found inside outDir is refused.
 func Write(outDir, manifestPath string, plan *Plan) (*Summary, error) {
+	return write(outDir, manifestPath, plan, nil)
+}
+
+// write is Write; beforeChange, when not nil, runs just before each file is
+// written or removed, so tests can change the tree at the worst moment.
+func write(outDir, manifestPath string, plan *Plan, beforeChange func(rel string)) (*Summary, error) {
 	prev, err := ReadManifest(manifestPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		prev, err = &Manifest{Version: ManifestVersion}, nil
@@ -44,6 +53,7 @@ func Write(outDir, manifestPath string, plan *Plan) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer root.Close()
 
 	prevOwned := toSet(prev.OwnedFiles())
 	newOwned := toSet(plan.Manifest.OwnedFiles())
@@ -83,20 +93,19 @@ func Write(outDir, manifestPath string, plan *Plan) (*Summary, error) {
 
 	synced := map[string]bool{}
 	for _, f := range toWrite {
-		if err := root.mkdirParents(f.Path); err != nil {
-			return nil, err
+		if beforeChange != nil {
+			beforeChange(f.Path)
 		}
-		p, _ := root.path(f.Path)
-		if err := atomicfile.Write(p, f.Content, 0o644); err != nil {
-			return nil, err
+		if err := atomicfile.WriteRoot(root, filepath.FromSlash(f.Path), f.Content, 0o644); err != nil {
+			return nil, fmt.Errorf("%w; if a directory on the way is a symlink, replace it with a real directory and run gen again", err)
 		}
-		synced[filepath.Dir(p)] = true
+		synced[path.Dir(f.Path)] = true
 	}
 	for dir := range synced {
-		syncDir(dir)
+		syncDir(root, dir)
 	}
 
-	removed, err := removeStale(root, prevOwned, newOwned)
+	removed, err := removeStale(root, prevOwned, newOwned, beforeChange)
 	if err != nil {
 		return nil, err
 	}
@@ -114,17 +123,17 @@ func Write(outDir, manifestPath string, plan *Plan) (*Summary, error) {
 }
 
 // checkTarget inspects the file a plan wants to write. It reports whether
-// the file already has these bytes, and refuses symlinks, non-files, and
-// differing files gen does not own.
-func checkTarget(root outRoot, f File, owned bool) (same bool, err error) {
-	p, err := root.path(f.Path)
-	if err != nil {
+// the file already has these bytes, and refuses unsafe paths, symlinks,
+// non-files, and differing files gen does not own.
+func checkTarget(root *os.Root, f File, owned bool) (same bool, err error) {
+	if !safeRelPath(f.Path) {
+		return false, fmt.Errorf("refusing unsafe path %q: it is not a plain relative path", f.Path)
+	}
+	if err := checkParents(root, f.Path); err != nil {
 		return false, err
 	}
-	if err := root.checkParents(f.Path); err != nil {
-		return false, err
-	}
-	info, err := os.Lstat(p)
+	name, p := filepath.FromSlash(f.Path), shown(root, f.Path)
+	info, err := root.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -134,7 +143,7 @@ func checkTarget(root outRoot, f File, owned bool) (same bool, err error) {
 	if !info.Mode().IsRegular() {
 		return false, fmt.Errorf("refusing to replace %s: it is not a regular file (a symlink or directory); move it away", p)
 	}
-	old, err := os.ReadFile(p)
+	old, err := root.ReadFile(name)
 	if err != nil {
 		return false, fmt.Errorf("read %s: %w", p, err)
 	}
@@ -150,7 +159,7 @@ func checkTarget(root outRoot, f File, owned bool) (same bool, err error) {
 // removeStale removes the regular files the previous manifest owned that the
 // new one does not, then the directories that leaves empty. Unsafe paths and
 // anything that is no longer a regular file are left alone.
-func removeStale(root outRoot, prevOwned, newOwned map[string]bool) ([]string, error) {
+func removeStale(root *os.Root, prevOwned, newOwned map[string]bool, beforeChange func(rel string)) ([]string, error) {
 	var stale []string
 	for p := range prevOwned {
 		if !newOwned[p] {
@@ -161,19 +170,22 @@ func removeStale(root outRoot, prevOwned, newOwned map[string]bool) ([]string, e
 	var removed []string
 	dirs := map[string]bool{}
 	for _, rel := range stale {
-		p, err := root.path(rel)
-		if err != nil || root.checkParents(rel) != nil {
+		if !safeRelPath(rel) || checkParents(root, rel) != nil {
 			continue
 		}
-		info, err := os.Lstat(p)
+		name := filepath.FromSlash(rel)
+		info, err := root.Lstat(name)
 		if err != nil || !info.Mode().IsRegular() {
 			continue
 		}
-		if err := os.Remove(p); err != nil {
-			return removed, fmt.Errorf("remove %s: %w", p, err)
+		if beforeChange != nil {
+			beforeChange(rel)
+		}
+		if err := root.Remove(name); err != nil {
+			return removed, fmt.Errorf("remove %s: %w; if a directory on the way is a symlink, replace it with a real directory and run gen again", shown(root, rel), err)
 		}
 		removed = append(removed, rel)
-		for d := filepath.Dir(p); d != root.dir && strings.HasPrefix(d, root.dir+string(filepath.Separator)); d = filepath.Dir(d) {
+		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
 			dirs[d] = true
 		}
 	}
@@ -182,31 +194,50 @@ func removeStale(root outRoot, prevOwned, newOwned map[string]bool) ([]string, e
 	for d := range dirs {
 		order = append(order, d)
 	}
-	sort.Slice(order, func(i, j int) bool { return len(order[i]) > len(order[j]) })
+	sort.Slice(order, func(i, j int) bool {
+		if di, dj := depth(order[i]), depth(order[j]); di != dj {
+			return di > dj
+		}
+		return order[i] < order[j]
+	})
 	for _, d := range order {
-		if entries, err := os.ReadDir(d); err == nil && len(entries) == 0 {
-			_ = os.Remove(d) // best effort: a directory that is not empty stays
+		if info, err := root.Lstat(filepath.FromSlash(d)); err == nil && info.IsDir() {
+			_ = root.Remove(filepath.FromSlash(d)) // fails, as it should, when the directory is not empty
 		}
 	}
 	return removed, nil
 }
 
 // writeIfChanged writes data to path atomically unless it already holds
-// exactly these bytes; it creates the parent directory.
+// exactly these bytes; it creates the parent directory. The write goes
+// through an os.Root opened on that directory, like the out dir's files.
 func writeIfChanged(path string, data []byte) (bool, error) {
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, fmt.Errorf("create the manifest's directory: %w", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return false, fmt.Errorf("open the manifest's directory: %w", err)
+	}
+	defer root.Close()
+	if old, err := root.ReadFile(name); err == nil && bytes.Equal(old, data) {
 		return false, nil
 	}
-	if err := atomicfile.Write(path, data, 0o644); err != nil {
+	if err := atomicfile.WriteRoot(root, name, data, 0o644); err != nil {
 		return false, err
 	}
-	syncDir(filepath.Dir(path))
+	syncDir(root, ".")
 	return true, nil
 }
 
-// syncDir makes renames in dir durable; best effort (not every platform can).
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
+// syncDir makes renames in dir, slash-separated and relative to root,
+// durable; best effort (not every platform can).
+func syncDir(root *os.Root, dir string) {
+	if d, err := root.Open(filepath.FromSlash(dir)); err == nil {
 		_ = d.Sync()
 		d.Close()
 	}
