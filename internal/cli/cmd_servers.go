@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -10,11 +10,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mcpcode/mcpcode/internal/app"
 	"github.com/mcpcode/mcpcode/servers"
 )
 
-func cmdServers(a *app, args []string) int {
-	fs := a.flags("servers", "[--config FILE] [--json]",
+func cmdServers(a *cli, args []string) int {
+	fs := a.flags("servers", "[--dir WORKSPACE] [--config FILE] [--json]",
 		"Connects to every enabled server in mcp.json at once and shows, per server, its status\n(ok, or failed with the reason), transport, name and version, tool count and connect time.\nExits 1 if any server failed, after showing everything that worked.")
 	var cf connFlags
 	cf.register(fs)
@@ -26,18 +27,17 @@ func cmdServers(a *app, args []string) int {
 	if len(rest) > 0 {
 		return a.usageError("servers", "unexpected argument %q", rest[0])
 	}
-	ws, err := a.loadWorkspace(cf.config)
+	ws, err := a.open(cf)
 	if err != nil {
-		fmt.Fprintf(a.stderr, "mcpcode servers: %s\n", err)
-		return exitUsage
+		return a.configError("servers", err)
 	}
-	pool := a.newPool(ws, cf, nil)
+	pool := ws.Pool(app.PoolOptions{ConnectTimeout: cf.connectTimeout})
 	defer pool.Close()
 	statuses := pool.ConnectAll(a.ctx, nil, nil)
 	if *asJSON {
-		writeJSON(a.stdout, map[string]any{"servers": serverReports(statuses), "disabled": nonNilStrings(ws.cfg.Disabled)})
+		writeJSON(a.stdout, map[string]any{"servers": serverReports(statuses), "disabled": nonNilStrings(ws.Config.Disabled)})
 	} else {
-		printServerTable(a.stdout, statuses, ws.cfg.Disabled)
+		printServerTable(a.stdout, statuses, ws.Config.Disabled)
 		printFailures(a.stderr, statuses)
 	}
 	return exitCodeOf(statuses)
@@ -61,7 +61,7 @@ func serverReports(statuses []servers.Status) []serverReport {
 	for _, st := range statuses {
 		r := serverReport{Name: st.Name, Transport: st.Transport, Status: "ok"}
 		if st.Err != nil {
-			r.Status, r.Error = "failed", errorReason(st.Err)
+			r.Status, r.Error = "failed", app.ErrorReason(st.Err)
 			var se *servers.ServerError
 			if errors.As(st.Err, &se) {
 				r.Stderr = se.Stderr
@@ -107,16 +107,6 @@ func printFailures(w io.Writer, statuses []servers.Status) {
 	}
 }
 
-// errorReason is the error without the `server "x": ` prefix, for places
-// that already name the server.
-func errorReason(err error) string {
-	var se *servers.ServerError
-	if errors.As(err, &se) {
-		return se.Err.Error()
-	}
-	return err.Error()
-}
-
 func exitCodeOf(statuses []servers.Status) int {
 	for _, st := range statuses {
 		if st.Err != nil {
@@ -126,8 +116,8 @@ func exitCodeOf(statuses []servers.Status) int {
 	return exitOK
 }
 
-func cmdTools(a *app, args []string) int {
-	fs := a.flags("tools", "[--config FILE] [--json] [SERVER...]",
+func cmdTools(a *cli, args []string) int {
+	fs := a.flags("tools", "[--dir WORKSPACE] [--config FILE] [--json] [SERVER...]",
 		"Lists each tool's name and the first line of its description, grouped by server\n(all enabled servers, or the ones named). Exits 1 if any server failed.")
 	var cf connFlags
 	cf.register(fs)
@@ -136,17 +126,16 @@ func cmdTools(a *app, args []string) int {
 	if !ok {
 		return code
 	}
-	ws, err := a.loadWorkspace(cf.config)
+	ws, err := a.open(cf)
 	if err != nil {
-		fmt.Fprintf(a.stderr, "mcpcode tools: %s\n", err)
-		return exitUsage
+		return a.configError("tools", err)
 	}
 	for _, n := range names {
-		if _, ok := ws.cfg.Server(n); !ok {
-			return a.usageError("tools", "no enabled server %q in %s (servers: %s)", n, ws.cfg.Path, strings.Join(ws.cfg.Names(), ", "))
+		if _, ok := ws.Config.Server(n); !ok {
+			return a.usageError("tools", "no enabled server %q in %s (servers: %s)", n, ws.Config.Path, strings.Join(ws.Config.Names(), ", "))
 		}
 	}
-	pool := a.newPool(ws, cf, nil)
+	pool := ws.Pool(app.PoolOptions{ConnectTimeout: cf.connectTimeout})
 	defer pool.Close()
 	statuses := pool.ConnectAll(a.ctx, names, nil)
 	if *asJSON {
@@ -166,7 +155,7 @@ func cmdTools(a *app, args []string) int {
 		for _, st := range statuses {
 			r := report{Name: st.Name, Status: "ok", Tools: []toolReport{}}
 			if st.Err != nil {
-				r.Status, r.Error = "failed", errorReason(st.Err)
+				r.Status, r.Error = "failed", app.ErrorReason(st.Err)
 			} else {
 				for _, t := range st.Listing.Tools {
 					r.Tools = append(r.Tools, toolReport{Name: t.Name, Title: t.Title, Description: t.FirstLine(), ReadOnly: t.Hints.IsReadOnly()})
@@ -182,7 +171,7 @@ func cmdTools(a *app, args []string) int {
 			fmt.Fprintln(a.stdout)
 		}
 		if st.Err != nil {
-			fmt.Fprintf(a.stdout, "%s: failed: %s\n", st.Name, errorReason(st.Err))
+			fmt.Fprintf(a.stdout, "%s: failed: %s\n", st.Name, app.ErrorReason(st.Err))
 			continue
 		}
 		fmt.Fprintf(a.stdout, "%s (%s)\n", st.Name, plural(len(st.Listing.Tools), "tool"))

@@ -1,6 +1,7 @@
-package main
+package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -13,20 +14,39 @@ import (
 // watchDebounce groups the bursts of events one save produces.
 const watchDebounce = 300 * time.Millisecond
 
-// watchGen generates, then regenerates whenever mcp.json changes (all
+// WatchOptions configure WatchGen.
+type WatchOptions struct {
+	Gen            GenOptions
+	ConnectTimeout time.Duration
+	// OnReport receives the outcome of each generation.
+	OnReport func(*GenReport, error)
+	// OnNotice receives one-line notices of what the watch does and of
+	// problems it survives (a broken mcp.json keeps the previous one).
+	OnNotice func(string)
+	// OnReload receives the warnings of a reloaded mcp.json.
+	OnReload func(*Workspace)
+}
+
+// WatchGen generates, then regenerates whenever mcp.json changes (all
 // servers) or a connected server announces that its tools changed (that
-// server only), until Ctrl-C.
-func (a *app) watchGen(ws *workspace, gf genFlags) int {
+// server only), until ctx ends. The error says why watching could not
+// start.
+func (w *Workspace) WatchGen(ctx context.Context, o WatchOptions) error {
+	notice := func(format string, args ...any) {
+		if o.OnNotice != nil {
+			o.OnNotice(fmt.Sprintf(format, args...))
+		}
+	}
 	watcher, err := fsnotify.NewWatcher()
 	if err != nil {
-		return a.fail("gen", fmt.Errorf("starting the file watcher: %w", err))
+		return fmt.Errorf("starting the file watcher: %w", err)
 	}
 	defer watcher.Close()
 	// Editors save by writing a new file and renaming it over the old one,
 	// which a watch on the file itself would lose: watch its directory.
-	cfgPath := ws.cfg.Path
+	cfgPath := w.Config.Path
 	if err := watcher.Add(filepath.Dir(cfgPath)); err != nil {
-		return a.fail("gen", fmt.Errorf("watching %s: %w", filepath.Dir(cfgPath), err))
+		return fmt.Errorf("watching %s: %w", filepath.Dir(cfgPath), err)
 	}
 
 	toolsChanged := make(chan string, 16)
@@ -36,19 +56,20 @@ func (a *app) watchGen(ws *workspace, gf genFlags) int {
 		default: // a regeneration is already queued
 		}
 	}
-	pool := a.newPool(ws, gf.conn, onChange)
+	pool := w.Pool(PoolOptions{ConnectTimeout: o.ConnectTimeout, OnToolsChanged: onChange})
 	defer func() { pool.Close() }()
 
+	ws := w
 	regenerate := func(only []string) {
-		rep, err := a.generate(ws, pool, gf, only)
-		if err != nil {
-			fmt.Fprintf(a.stderr, "mcpcode gen: %s\n", indentRest(err.Error()))
-			return
+		g := o.Gen
+		g.Only = only
+		rep, err := ws.Generate(ctx, pool, g)
+		if o.OnReport != nil {
+			o.OnReport(rep, err)
 		}
-		a.reportGen(a.stdout, rep, gf.asJSON)
 	}
-	regenerate(gf.only)
-	fmt.Fprintf(a.stderr, "Watching %s and the servers' tool lists; Ctrl-C stops.\n", rel(ws.dir, cfgPath))
+	regenerate(o.Gen.Only)
+	notice("Watching %s and the servers' tool lists; Ctrl-C stops.", ws.Rel(cfgPath))
 
 	var (
 		timer        *time.Timer
@@ -66,12 +87,12 @@ func (a *app) watchGen(ws *workspace, gf genFlags) int {
 	}
 	for {
 		select {
-		case <-a.ctx.Done():
-			fmt.Fprintln(a.stderr, "Stopped watching.")
-			return exitOK
+		case <-ctx.Done():
+			notice("Stopped watching.")
+			return nil
 		case ev, ok := <-watcher.Events:
 			if !ok {
-				return exitOK
+				return nil
 			}
 			if filepath.Clean(ev.Name) == filepath.Clean(cfgPath) && ev.Op&(fsnotify.Write|fsnotify.Create|fsnotify.Rename|fsnotify.Remove) != 0 {
 				configDirty = true
@@ -79,7 +100,7 @@ func (a *app) watchGen(ws *workspace, gf genFlags) int {
 			}
 		case err, ok := <-watcher.Errors:
 			if !ok {
-				return exitOK
+				return nil
 			}
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
 				// Events were lost: assume the config changed.
@@ -87,7 +108,7 @@ func (a *app) watchGen(ws *workspace, gf genFlags) int {
 				arm()
 				continue
 			}
-			fmt.Fprintf(a.stderr, "warning: file watcher: %v\n", err)
+			notice("warning: file watcher: %v", err)
 		case server := <-toolsChanged:
 			changedTools[server] = true
 			arm()
@@ -96,28 +117,31 @@ func (a *app) watchGen(ws *workspace, gf genFlags) int {
 			if configDirty {
 				configDirty = false
 				clear(changedTools)
-				fmt.Fprintf(a.stderr, "\n%s changed: reloading and regenerating\n", rel(ws.dir, cfgPath))
-				next, err := a.loadWorkspace(cfgPath)
+				notice("\n%s changed: reloading and regenerating", ws.Rel(cfgPath))
+				next, err := ws.app.Open(OpenOptions{Dir: ws.Root, Config: cfgPath, RequireConfig: true})
 				if err != nil {
-					fmt.Fprintf(a.stderr, "mcpcode gen: %s\n(keeping the previous configuration until the file is fixed)\n", err)
+					notice("mcpcode gen: %s\n(keeping the previous configuration until the file is fixed)", err)
 					continue
+				}
+				if o.OnReload != nil {
+					o.OnReload(next)
 				}
 				pool.Close()
 				ws = next
-				pool = a.newPool(ws, gf.conn, onChange)
-				regenerate(presentServers(ws, gf.only))
+				pool = ws.Pool(PoolOptions{ConnectTimeout: o.ConnectTimeout, OnToolsChanged: onChange})
+				regenerate(presentServers(ws, o.Gen.Only))
 				continue
 			}
 			var names []string
 			for s := range changedTools {
-				if _, err := pool.Relist(a.ctx, s); err != nil {
-					fmt.Fprintf(a.stderr, "%s: listing its changed tools failed: %s\n", s, errorReason(err))
+				if _, err := pool.Relist(ctx, s); err != nil {
+					notice("%s: listing its changed tools failed: %s", s, ErrorReason(err))
 				}
 				names = append(names, s)
 			}
 			clear(changedTools)
 			sort.Strings(names)
-			fmt.Fprintf(a.stderr, "\n%v: tools changed: regenerating\n", names)
+			notice("\n%v: tools changed: regenerating", names)
 			regenerate(names)
 		}
 	}
@@ -125,15 +149,15 @@ func (a *app) watchGen(ws *workspace, gf genFlags) int {
 
 // presentServers keeps the names of only that the config still has; with
 // none asked for, every server is regenerated.
-func presentServers(ws *workspace, only []string) []string {
+func presentServers(ws *Workspace, only []string) []string {
 	var out []string
 	for _, n := range only {
-		if _, ok := ws.cfg.Server(n); ok {
+		if _, ok := ws.Config.Server(n); ok {
 			out = append(out, n)
 		}
 	}
 	if len(only) > 0 && len(out) == 0 {
-		return ws.cfg.Names()
+		return ws.Config.Names()
 	}
 	return out
 }

@@ -1,17 +1,18 @@
-package main
+package cli
 
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcpcode/mcpcode/generator"
+	"github.com/mcpcode/mcpcode/internal/app"
 	"github.com/mcpcode/mcpcode/internal/mcptest"
 	"github.com/mcpcode/mcpcode/internal/tsc"
 )
@@ -126,11 +127,11 @@ func TestGenLifecycle(t *testing.T) {
 	if code := ta.run("gen", "--config", cfg, "--json"); code != 0 {
 		t.Fatalf("gen after removal: exit %d\n%s", code, ta.stderr)
 	}
-	var rep genReport
+	var rep app.GenReport
 	if err := json.Unmarshal([]byte(ta.stdout.String()), &rep); err != nil {
 		t.Fatalf("gen --json: %v\n%s", err, ta.stdout)
 	}
-	var slackRep genServerReport
+	var slackRep app.GenServerReport
 	for _, s := range rep.Servers {
 		if s.Name == "slack" {
 			slackRep = s
@@ -280,10 +281,17 @@ func TestGenWaitsForAnotherGen(t *testing.T) {
 	ws := t.TempDir()
 	cfg := writeConfig(t, ws, "slack")
 	ta.fakes.set("slack", &mcptest.RawServer{Name: "slack", Version: "1", Tools: corpusTools(t, "slack")})
-	unlock, err := lockFile(filepath.Join(ws, ".mcpcode", "gen.lock"), io.Discard)
+	// Another mcpcode holds the lock: flock on .mcpcode/gen.lock.
+	lockPath := filepath.Join(ws, ".mcpcode", "gen.lock")
+	writeFile(t, lockPath, "")
+	lock, err := os.OpenFile(lockPath, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	unlock := func() { lock.Close() }
 	done := make(chan int, 1)
 	go func() { done <- ta.run("gen", "--config", cfg) }()
 	eventually(t, "gen to wait for the lock", func() bool { return strings.Contains(ta.stderr.String(), "waiting for another mcpcode gen") })

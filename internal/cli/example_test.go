@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -8,9 +8,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/internal/demo"
 	"github.com/mcpcode/mcpcode/internal/tsc"
 	"github.com/mcpcode/mcpcode/servers"
-	"github.com/mcpcode/mcpcode/servers/demo"
 	"github.com/mcpcode/mcpcode/skills"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -30,11 +31,11 @@ func demoDial(ctx context.Context, cfg servers.ServerConfig) (mcp.Transport, err
 
 // TestExampleTreeFresh regenerates examples/demo's tree from the demo
 // servers and fails when the committed files are stale. Refresh them with
-// `go test ./cmd/mcpcode -run TestExampleTreeFresh -update`.
+// `go test ./internal/cli -run TestExampleTreeFresh -update`.
 func TestExampleTreeFresh(t *testing.T) {
 	example := filepath.Join(moduleRoot(t), "examples", "demo")
 	ta := newTestApp(t)
-	ta.dial = demoDial
+	ta.cli.app.Dial = demoDial
 	ws := example
 	if !*update {
 		ws = t.TempDir()
@@ -49,19 +50,19 @@ func TestExampleTreeFresh(t *testing.T) {
 	}
 	// The demo skill, proposed and approved as `mcpcode demo` does.
 	sk := skills.NewWorkspace(ws)
-	progPath := filepath.Join(example, "programs", demoSkillProgram)
+	progPath := filepath.Join(example, "programs", app.DemoSkillProgram)
 	program, err := os.ReadFile(progPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema, err := os.ReadFile(filepath.Join(example, "programs", demoSkillSchema))
+	schema, err := os.ReadFile(filepath.Join(example, "programs", app.DemoSkillSchema))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sk.Propose(skills.ProposeOptions{Name: demoSkill, Description: demoSkillDescription, Rationale: demoSkillRationale, InputSchema: schema, Program: program, ProgramPath: progPath}); err != nil {
+	if _, err := sk.Propose(skills.ProposeOptions{Name: app.DemoSkill, Description: app.DemoSkillDescription, Rationale: app.DemoSkillRationale, InputSchema: schema, Program: program, ProgramPath: progPath}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sk.Approve(demoSkill, skills.ApproveOptions{ApprovedBy: "the demo"}); err != nil {
+	if _, err := sk.Approve(app.DemoSkill, skills.ApproveOptions{ApprovedBy: "the demo"}); err != nil {
 		t.Fatal(err)
 	}
 	if *update {
@@ -92,7 +93,7 @@ func TestExampleTreeFresh(t *testing.T) {
 		t.Error("examples/demo/.mcpcode/manifest.json is stale")
 	}
 	if t.Failed() {
-		t.Log("refresh with: go test ./cmd/mcpcode -run TestExampleTreeFresh -update")
+		t.Log("refresh with: go test ./internal/cli -run TestExampleTreeFresh -update")
 	}
 	tsc.Check(t, filepath.Join(example, "servers"), "-p", ".")
 	// The demo programs (and skills) type-check against the tree.

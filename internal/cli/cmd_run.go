@@ -1,18 +1,16 @@
-package main
+package cli
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpcode/mcpcode/internal/app"
 	"github.com/mcpcode/mcpcode/runtime"
 	"github.com/mcpcode/mcpcode/servers"
 	"github.com/mcpcode/mcpcode/skills"
@@ -77,7 +75,7 @@ func formatBytes(n int64) string {
 	return fmt.Sprintf("%dB", n)
 }
 
-func cmdRun(a *app, args []string) int {
+func cmdRun(a *cli, args []string) int {
 	fs := a.flags("run", "[FILE|-] [--dir WORKSPACE] [--timeout 30s] [--max-tool-calls 500] [--memory 256MiB]\n"+
 		"       [--max-output 20000] [--isolation worker|none] [--input JSON] [--json]\n"+
 		"   or: mcpcode run --skill NAME --input JSON",
@@ -89,7 +87,7 @@ func cmdRun(a *app, args []string) int {
 			"failed, 2 on usage errors.")
 	d := runtime.DefaultLimits()
 	rf := runFlags{limits: d, memory: byteSize(d.Memory), fsQuota: byteSize(d.FSQuota)}
-	fs.StringVar(&rf.dir, "dir", ".", "the workspace: the directory with mcp.json, servers/, skills/ and workspace/")
+	fs.StringVar(&rf.dir, "dir", "", "the workspace: the directory with mcp.json, servers/, skills/ and workspace/ (default: the current directory, or the nearest parent with mcp.json)")
 	fs.DurationVar(&rf.limits.Timeout, "timeout", d.Timeout, "wall-time limit of the run")
 	fs.IntVar(&rf.limits.MaxToolCalls, "max-tool-calls", d.MaxToolCalls, "most tool calls a run may make")
 	fs.Var(&rf.memory, "memory", "memory limit of the run (enforced by the OS in worker isolation)")
@@ -126,100 +124,38 @@ func cmdRun(a *app, args []string) int {
 	case rf.skill == "" && len(rest) != 1:
 		return a.usageError("run", "give one program: a FILE, or - to read it from stdin")
 	}
-	wsDir, err := filepath.Abs(rf.dir)
-	if err != nil {
-		return a.fail("run", err)
-	}
-	if st, err := os.Stat(wsDir); err != nil || !st.IsDir() {
-		return a.usageError("run", "--dir %s is not a directory", rf.dir)
-	}
-	sk := skills.NewWorkspace(wsDir)
-
-	opts := runtime.BundleOptions{Workspace: wsDir, Skills: sk.Policy()}
-	switch {
-	case rf.skill != "":
+	req := app.RunRequest{Skill: rf.skill, Input: input, Limits: rf.limits, Isolation: rf.isolation, ConnectTimeout: rf.connectTimeout}
+	if rf.skill != "" {
 		if err := skills.ValidateName(rf.skill); err != nil {
 			return a.usageError("run", "--skill: %v", err)
 		}
-		if _, err := sk.Policy().Skill(rf.skill); err != nil {
-			return a.usageError("run", "%v", err)
-		}
-		if input == nil {
-			input = json.RawMessage(`{}`)
-		}
-		opts.Entry = filepath.Join(wsDir, "skill:"+rf.skill+".ts")
-		opts.Source = skills.RunSource(rf.skill)
-	case rest[0] == "-":
+	} else if rest[0] == "-" {
 		src, err := io.ReadAll(a.stdin)
 		if err != nil {
 			return a.fail("run", fmt.Errorf("reading the program from stdin: %w", err))
 		}
-		opts.Entry, opts.Source = filepath.Join(wsDir, "stdin.ts"), src
-	default:
-		opts.Entry, err = filepath.Abs(rest[0])
-		if err != nil {
-			return a.fail("run", err)
-		}
-		if _, err := os.Stat(opts.Entry); err != nil {
-			return a.usageError("run", "cannot read the program: %v", err)
-		}
-	}
-
-	prog, err := runtime.Bundle(opts)
-	if err != nil {
-		return a.printRunResult(runtime.BundleErrorResult(err), rf)
-	}
-	pool, err := a.runPool(wsDir, rf.connectTimeout)
-	if err != nil {
-		fmt.Fprintf(a.stderr, "mcpcode run: %s\n", err)
-		return exitUsage
-	}
-	defer pool.Close()
-	ropts := runtime.RunOptions{Workspace: wsDir, Caller: pool, Limits: rf.limits, Input: input}
-	var res *runtime.Result
-	if rf.isolation == "none" {
-		res = runtime.Run(a.ctx, prog, ropts)
+		req.Source = src
 	} else {
-		workers := a.workerPool()
-		res = workers.Run(a.ctx, prog, ropts)
-		workers.Close()
+		req.File = rest[0]
+	}
+	ws, err := a.openWith(app.OpenOptions{Dir: rf.dir})
+	if err != nil {
+		return a.configError("run", err)
+	}
+	res, err := ws.Run(a.ctx, req)
+	if err != nil {
+		if app.IsUsage(err) {
+			return a.usageError("run", "%v", err)
+		}
+		return a.fail("run", err)
 	}
 	return a.printRunResult(res, rf)
-}
-
-// runPool connects to the workspace's servers lazily. A workspace without
-// mcp.json can still run programs that call no tools.
-func (a *app) runPool(dir string, connectTimeout time.Duration) (*servers.Pool, error) {
-	cfg := &servers.Config{Path: filepath.Join(dir, "mcp.json")}
-	if path, err := servers.FindConfig(dir); err == nil {
-		ws, err := a.loadWorkspace(path)
-		if err != nil {
-			return nil, err
-		}
-		cfg = ws.cfg
-	}
-	ws := &workspace{dir: dir, cfg: cfg}
-	return a.newPool(ws, connFlags{connectTimeout: connectTimeout}, nil), nil
-}
-
-// workerPool starts workers by re-executing this binary.
-func (a *app) workerPool() *runtime.WorkerPool {
-	if a.workers != nil {
-		return a.workers()
-	}
-	return runtime.NewWorkerPool(runtime.WorkerOptions{Command: func() *exec.Cmd {
-		exe, err := os.Executable()
-		if err != nil {
-			exe = os.Args[0]
-		}
-		return exec.Command(exe, workerCommand)
-	}})
 }
 
 // workerCommand is the hidden command a worker process runs.
 const workerCommand = "__worker"
 
-func cmdWorker(a *app, args []string) int {
+func cmdWorker(a *cli, args []string) int {
 	if err := runtime.ServeWorker(a.ctx, a.stdin, a.stdout); err != nil {
 		fmt.Fprintf(a.stderr, "mcpcode worker: %v\n", err)
 		return exitFailure
@@ -229,7 +165,7 @@ func cmdWorker(a *app, args []string) int {
 
 // printRunResult prints the program's output and result (cut at
 // --max-output) and returns the exit code.
-func (a *app) printRunResult(res *runtime.Result, rf runFlags) int {
+func (a *cli) printRunResult(res *runtime.Result, rf runFlags) int {
 	code := exitOK
 	if !res.OK {
 		code = exitFailure

@@ -1,20 +1,19 @@
 //go:build unix
 
-package main
+package app
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"syscall"
 )
 
 // lockFile takes an exclusive lock on path (created if needed), waiting for
-// another mcpcode that holds it, and returns the function that releases it.
-// gen holds it while it writes, so that two gens (say a --watch and a manual
-// one) never interleave their writes.
-func lockFile(path string, waiting io.Writer) (func(), error) {
+// another mcpcode that holds it (after telling onWait), and returns the
+// function that releases it. gen holds it while it writes, so that two gens
+// (say a --watch and a manual one) never interleave their writes.
+func lockFile(path string, onWait func(string)) (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
@@ -23,7 +22,9 @@ func lockFile(path string, waiting io.Writer) (func(), error) {
 		return nil, fmt.Errorf("locking %s: %w", path, err)
 	}
 	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
-		fmt.Fprintf(waiting, "waiting for another mcpcode gen to finish (%s)\n", path)
+		if onWait != nil {
+			onWait(path)
+		}
 		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("locking %s: %w", path, err)

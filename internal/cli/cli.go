@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -7,13 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
 
-	"github.com/mcpcode/mcpcode/runtime"
-	"github.com/mcpcode/mcpcode/servers"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/mcpcode/mcpcode/internal/app"
 )
 
 // Exit codes, documented in the README and in `mcpcode -h`.
@@ -23,24 +22,22 @@ const (
 	exitUsage   = 2 // bad flags, arguments or configuration
 )
 
-// app carries what every command needs: its streams and a context that
-// ends on Ctrl-C.
-type app struct {
+// cli carries what every command needs: its streams, a context that ends
+// on Ctrl-C, and the application layer that does the work. Every command is
+// flags → one app call → rendering.
+type cli struct {
 	ctx    context.Context
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
-	// dial replaces the real transports in tests (in-process servers).
-	dial func(context.Context, servers.ServerConfig) (mcp.Transport, error)
-	// workers replaces the worker pool in tests (the test binary is the worker).
-	workers func() *runtime.WorkerPool
+	app    *app.App
 }
 
 type command struct {
 	name    string
 	summary string
 	hidden  bool
-	run     func(a *app, args []string) int
+	run     func(a *cli, args []string) int
 }
 
 // commands in the order `mcpcode -h` shows them.
@@ -59,16 +56,31 @@ func commands() []command {
 }
 
 // Main runs the CLI with the given arguments (without the program name) and
-// returns the process exit code.
+// returns the process exit code. It is the only place that reads the
+// process's environment and signals.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	a := &app{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
+	a := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, app: &app.App{
+		Environ:       os.Environ(),
+		Version:       mcpcodeVersion(),
+		WorkerCommand: workerCommandLine,
+	}}
+	defer a.app.Close()
 	return a.main(args)
 }
 
+// workerCommandLine re-executes this binary as a worker process.
+func workerCommandLine() *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	return exec.Command(exe, workerCommand)
+}
+
 // main dispatches to a command.
-func (a *app) main(args []string) int {
+func (a *cli) main(args []string) int {
 	stdout, stderr := a.stdout, a.stderr
 	if len(args) == 0 {
 		a.usage(stderr)
@@ -92,7 +104,7 @@ func (a *app) main(args []string) int {
 	return exitUsage
 }
 
-func (a *app) usage(w io.Writer) {
+func (a *cli) usage(w io.Writer) {
 	fmt.Fprintln(w, "mcpcode turns MCP servers into a typed TypeScript API and runs agents' programs against it.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Usage: mcpcode <command> [flags] [arguments]")
@@ -110,7 +122,7 @@ func (a *app) usage(w io.Writer) {
 
 // flags returns a flag set whose -h prints the command's usage line, its
 // description and its flags.
-func (a *app) flags(name, usage, description string) *flag.FlagSet {
+func (a *cli) flags(name, usage, description string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(a.stderr)
 	fs.Usage = func() {
@@ -150,14 +162,24 @@ func parse(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 }
 
 // usageError prints a usage problem and returns the usage exit code.
-func (a *app) usageError(cmd, format string, args ...any) int {
+func (a *cli) usageError(cmd, format string, args ...any) int {
 	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, fmt.Sprintf(format, args...))
 	fmt.Fprintf(a.stderr, "Run \"mcpcode %s -h\" for usage.\n", cmd)
 	return exitUsage
 }
 
+// configError prints a problem opening the workspace and returns the usage
+// exit code when it is one (a missing or broken mcp.json), else failure.
+func (a *cli) configError(cmd string, err error) int {
+	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, err)
+	if app.IsUsage(err) {
+		return exitUsage
+	}
+	return exitFailure
+}
+
 // fail prints an error of a command and returns the failure exit code.
-func (a *app) fail(cmd string, err error) int {
+func (a *cli) fail(cmd string, err error) int {
 	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, indentRest(err.Error()))
 	return exitFailure
 }

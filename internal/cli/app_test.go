@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpcode/mcpcode/internal/app"
 	"github.com/mcpcode/mcpcode/internal/mcptest"
 	"github.com/mcpcode/mcpcode/servers"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -64,7 +65,7 @@ func (f *fakeUpstreams) dial(ctx context.Context, cfg servers.ServerConfig) (mcp
 // testApp is the CLI in-process, with its output captured and its upstream
 // servers faked.
 type testApp struct {
-	*app
+	*cli
 	stdout, stderr *syncBuffer
 	fakes          *fakeUpstreams
 	cancel         context.CancelFunc
@@ -75,7 +76,9 @@ func newTestApp(t *testing.T) *testApp {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	ta := &testApp{stdout: &syncBuffer{}, stderr: &syncBuffer{}, fakes: &fakeUpstreams{servers: map[string]*mcptest.RawServer{}}, cancel: cancel}
-	ta.app = &app{ctx: ctx, stdin: strings.NewReader(""), stdout: ta.stdout, stderr: ta.stderr, dial: ta.fakes.dial}
+	ta.cli = &cli{ctx: ctx, stdin: strings.NewReader(""), stdout: ta.stdout, stderr: ta.stderr,
+		app: &app.App{Environ: os.Environ(), Version: "test", Dial: ta.fakes.dial, WorkerCommand: testWorkerCommand}}
+	t.Cleanup(func() { ta.cli.app.Close() })
 	return ta
 }
 

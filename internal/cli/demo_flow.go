@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -6,36 +6,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/mcpcode/mcpcode/examples"
-	"github.com/mcpcode/mcpcode/internal/atomicfile"
-	"github.com/mcpcode/mcpcode/internal/mcptool"
+	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/internal/demo"
 	"github.com/mcpcode/mcpcode/runtime"
 	"github.com/mcpcode/mcpcode/servers"
-	"github.com/mcpcode/mcpcode/servers/demo"
 	"github.com/mcpcode/mcpcode/skills"
 )
 
-// demoPrograms are run by the demo, in this order (files of
-// examples/demo/programs).
-var demoPrograms = []string{"pending-orders.ts", "transcript-to-lead.ts", "wait-for-deployment.ts", "save-orders-csv.ts", "summarize-orders-csv.ts"}
-
-// The demo skill.
-const (
-	demoSkill            = "pending-orders"
-	demoSkillProgram     = "pending-orders-skill.ts"
-	demoSkillSchema      = "pending-orders.schema.json"
-	demoSkillDescription = "Lists the orders of the order sheet in one status (pending by default) with the customers' names, emails and phones."
-	demoSkillRationale   = "Sales asks for the pending orders every Monday; as a skill the filter is written and reviewed once."
-)
-
-func cmdDemo(a *app, args []string) int {
+func cmdDemo(a *cli, args []string) int {
 	fs := a.flags("demo", "[--dir DIR]",
 		"Writes a demo workspace whose mcp.json starts the three built-in demo servers (google-drive,\n"+
 			"salesforce, slack: synthetic data, no accounts), then shows the whole tool on it: the servers\n"+
@@ -51,37 +34,20 @@ func cmdDemo(a *app, args []string) int {
 	if len(rest) > 0 {
 		return a.usageError("demo", "unexpected argument %q", rest[0])
 	}
-	abs, err := filepath.Abs(*dir)
+	dw, err := a.app.CreateDemo(*dir)
 	if err != nil {
 		return a.fail("demo", err)
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return a.fail("demo", fmt.Errorf("creating the demo workspace: %w", err))
-	}
-	binary, copied, err := demoBinary(abs)
-	if err != nil {
-		return a.fail("demo", err)
-	}
-	cfgPath := filepath.Join(abs, "mcp.json")
-	if err := atomicfile.Write(cfgPath, demoConfig(binary), 0o644); err != nil {
-		return a.fail("demo", err)
-	}
-	if err := writeDemoPrograms(abs); err != nil {
-		return a.fail("demo", err)
-	}
+	ws, abs, binary := dw.Workspace, dw.Root, dw.Binary
 	out := a.stdout
 	fmt.Fprintf(out, "Demo workspace: %s\n", abs)
-	fmt.Fprintf(out, "  mcp.json starts %d demo servers as `%s demo-server NAME`; programs/ holds the agent programs.\n", len(demo.Names()), rel(abs, binary))
-	if copied {
-		fmt.Fprintf(out, "  (mcpcode was started by `go run`, whose binary is temporary: a copy is kept at %s.)\n", rel(abs, binary))
+	fmt.Fprintf(out, "  mcp.json starts %d demo servers as `%s demo-server NAME`; programs/ holds the agent programs.\n", len(demo.Names()), app.Rel(abs, binary))
+	if dw.Copied {
+		fmt.Fprintf(out, "  (mcpcode was started by `go run`, whose binary is temporary: a copy is kept at %s.)\n", app.Rel(abs, binary))
 	}
-
-	ws, err := a.loadWorkspace(cfgPath)
-	if err != nil {
-		return a.fail("demo", err)
-	}
+	a.printWarnings(ws.Warnings)
 	fmt.Fprintln(out, "\n1. Connecting to the servers (mcpcode servers)")
-	pool := a.newPool(ws, cf, nil)
+	pool := ws.Pool(app.PoolOptions{ConnectTimeout: cf.connectTimeout})
 	defer pool.Close()
 	statuses := pool.ConnectAll(a.ctx, nil, nil)
 	printServerTable(indented(out), statuses, nil)
@@ -91,7 +57,7 @@ func cmdDemo(a *app, args []string) int {
 	}
 
 	fmt.Fprintln(out, "\n2. Generating the typed tree (mcpcode gen)")
-	rep, err := a.generate(ws, pool, genFlags{conn: cf, asJSON: true}, nil)
+	rep, err := ws.Generate(a.ctx, pool, a.genOptions(ws, genFlags{asJSON: true}))
 	if err != nil {
 		return a.fail("demo", err)
 	}
@@ -100,12 +66,8 @@ func cmdDemo(a *app, args []string) int {
 	fmt.Fprintln(out, "  instead of carrying every tool definition in its context.")
 
 	fmt.Fprintln(out, "\n3. Running agent programs in the sandbox (mcpcode run programs/NAME.ts)")
-	workers := a.workerPool()
-	defer workers.Close()
-	caller := pool
-	sk := skills.NewWorkspace(abs)
-	for _, name := range demoPrograms {
-		res, err := a.demoRun(workers, abs, caller, sk, filepath.Join(abs, "programs", name), nil)
+	for _, name := range app.DemoPrograms {
+		res, err := ws.Run(a.ctx, app.RunRequest{File: filepath.Join(abs, "programs", name), Caller: pool})
 		if err != nil {
 			return a.fail("demo", err)
 		}
@@ -116,34 +78,20 @@ func cmdDemo(a *app, args []string) int {
 	}
 
 	fmt.Fprintln(out, "\n4. A skill: proposed by the agent, reviewed and approved by a person, then run")
-	if code := a.demoSkill(out, workers, abs, caller, sk); code != exitOK {
+	if code := a.demoSkill(out, ws, pool); code != exitOK {
 		return code
 	}
 
 	fmt.Fprintln(out, "\nTry next:")
-	cmd := rel(abs, binary)
+	cmd := app.Rel(abs, binary)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  cd %s\t\n", *dir)
 	fmt.Fprintf(tw, "  %s tools\t# every tool, one line each\n", cmd)
 	fmt.Fprintf(tw, "  cat servers/google-drive/getSheet.ts\t# what an agent reads\n")
 	fmt.Fprintf(tw, "  %s run programs/pending-orders.ts\t# edit it, run it again\n", cmd)
-	fmt.Fprintf(tw, "  %s skills show %s\t# the approved skill\n", cmd, demoSkill)
+	fmt.Fprintf(tw, "  %s skills show %s\t# the approved skill\n", cmd, app.DemoSkill)
 	tw.Flush()
 	return exitOK
-}
-
-// writeDemoPrograms copies the embedded programs into DIR/programs.
-func writeDemoPrograms(dir string) error {
-	return fs.WalkDir(examples.DemoPrograms, "demo/programs", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := examples.DemoPrograms.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return atomicfile.Write(filepath.Join(dir, "programs", path.Base(p)), data, 0o644)
-	})
 }
 
 // programSummary is the first sentence of a demo program's leading comment.
@@ -163,20 +111,6 @@ func programSummary(dir, name string) string {
 		text = text[:i+1]
 	}
 	return strings.TrimSuffix(text, ":")
-}
-
-// demoRun bundles and runs one program (or, with source set, an inline one)
-// in a worker.
-func (a *app) demoRun(workers *runtime.WorkerPool, ws string, caller mcptool.Caller, sk skills.Workspace, entry string, source []byte, input ...json.RawMessage) (*runtime.Result, error) {
-	prog, err := runtime.Bundle(runtime.BundleOptions{Workspace: ws, Entry: entry, Source: source, Skills: sk.Policy()})
-	if err != nil {
-		return runtime.BundleErrorResult(err), nil
-	}
-	opts := runtime.RunOptions{Workspace: ws, Caller: caller, Limits: runtime.DefaultLimits()}
-	if len(input) > 0 {
-		opts.Input = input[0]
-	}
-	return workers.Run(a.ctx, prog, opts), nil
 }
 
 // printDemoResult shows a run's output, indented, and how much of what the
@@ -210,35 +144,35 @@ func printDemoResult(out io.Writer, res *runtime.Result) bool {
 }
 
 // demoSkill proposes, shows, approves and runs the demo skill.
-func (a *app) demoSkill(out io.Writer, workers *runtime.WorkerPool, ws string, caller mcptool.Caller, sk skills.Workspace) int {
-	progPath := filepath.Join(ws, "programs", demoSkillProgram)
+func (a *cli) demoSkill(out io.Writer, ws *app.Workspace, pool *servers.Pool) int {
+	progPath := filepath.Join(ws.Root, "programs", app.DemoSkillProgram)
 	program, err := os.ReadFile(progPath)
 	if err != nil {
 		return a.fail("demo", err)
 	}
-	schema, err := os.ReadFile(filepath.Join(ws, "programs", demoSkillSchema))
+	schema, err := os.ReadFile(filepath.Join(ws.Root, "programs", app.DemoSkillSchema))
 	if err != nil {
 		return a.fail("demo", err)
 	}
-	fmt.Fprintf(out, "\n  The agent proposes programs/%s (mcpcode skills propose --name %s ...):\n", demoSkillProgram, demoSkill)
-	if _, err := sk.Propose(skills.ProposeOptions{Name: demoSkill, Description: demoSkillDescription, Rationale: demoSkillRationale,
+	fmt.Fprintf(out, "\n  The agent proposes programs/%s (mcpcode skills propose --name %s ...):\n", app.DemoSkillProgram, app.DemoSkill)
+	if _, err := ws.Propose(skills.ProposeOptions{Name: app.DemoSkill, Description: app.DemoSkillDescription, Rationale: app.DemoSkillRationale,
 		InputSchema: schema, Program: program, ProgramPath: progPath}); err != nil {
 		return a.fail("demo", err)
 	}
 	fmt.Fprintln(out, "  nothing runs and nothing is granted; a person reads the review card (mcpcode skills show):")
-	card, err := sk.Show(demoSkill)
+	card, err := ws.ShowSkill(app.DemoSkill)
 	if err != nil {
 		return a.fail("demo", err)
 	}
 	indented(indented(out)).Write([]byte(card.Render()))
-	fmt.Fprintf(out, "\n  The person approves it (mcpcode skills approve %s):\n", demoSkill)
-	approved, err := sk.Approve(demoSkill, skills.ApproveOptions{ApprovedBy: "the demo"})
+	fmt.Fprintf(out, "\n  The person approves it (mcpcode skills approve %s):\n", app.DemoSkill)
+	approved, err := ws.ApproveSkill(app.DemoSkill, skills.ApproveOptions{ApprovedBy: "the demo"})
 	if err != nil {
 		return a.fail("demo", err)
 	}
-	fmt.Fprintf(out, "    wrote %s/SKILL.md and index.ts: a read-only skill, listed in skills/README.md\n", rel(ws, approved.Dir))
-	fmt.Fprintf(out, "\n  Any program can now use it; run directly (mcpcode run --skill %s --input '{\"limit\":3}'):\n", demoSkill)
-	res, err := a.demoRun(workers, ws, caller, sk, filepath.Join(ws, "skill:"+demoSkill+".ts"), skills.RunSource(demoSkill), json.RawMessage(`{"limit":3}`))
+	fmt.Fprintf(out, "    wrote %s/SKILL.md and index.ts: a read-only skill, listed in skills/README.md\n", ws.Rel(approved.Dir))
+	fmt.Fprintf(out, "\n  Any program can now use it; run directly (mcpcode run --skill %s --input '{\"limit\":3}'):\n", app.DemoSkill)
+	res, err := ws.Run(a.ctx, app.RunRequest{Skill: app.DemoSkill, Input: json.RawMessage(`{"limit":3}`), Caller: pool})
 	if err != nil {
 		return a.fail("demo", err)
 	}
@@ -270,12 +204,4 @@ func (iw *indentWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
-}
-
-// rel shows path relative to base when it lies inside it.
-func rel(base, path string) string {
-	if r, err := filepath.Rel(base, path); err == nil && filepath.IsLocal(r) {
-		return "./" + filepath.ToSlash(r)
-	}
-	return path
 }

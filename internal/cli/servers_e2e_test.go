@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -12,6 +12,8 @@ import (
 // TestToolsAgainstRealServers connects to real npm servers over every
 // transport, plus one whose command does not exist.
 func TestToolsAgainstRealServers(t *testing.T) {
+	e2e(t)
+	t.Parallel()
 	ws := t.TempDir()
 	everything := filepath.Join(npmPackageDir(t, "@modelcontextprotocol/server-everything"), "dist", "index.js")
 	memory := filepath.Join(npmPackageDir(t, "@modelcontextprotocol/server-memory"), "dist", "index.js")

@@ -1,14 +1,14 @@
-package main
+package cli
 
 import (
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mcpcode/mcpcode/internal/app"
 	"github.com/mcpcode/mcpcode/skills"
 )
 
@@ -30,12 +30,12 @@ Commands:
 
 Every command takes --dir WORKSPACE (default: the current directory) and -h.`
 
-func cmdSkills(a *app, args []string) int {
+func cmdSkills(a *cli, args []string) int {
 	if len(args) == 0 {
 		fmt.Fprintln(a.stderr, skillsUsage)
 		return exitUsage
 	}
-	sub := map[string]func(*app, []string) int{
+	sub := map[string]func(*cli, []string) int{
 		"propose": cmdSkillsPropose, "list": cmdSkillsList, "show": cmdSkillsShow,
 		"approve": cmdSkillsApprove, "dismiss": cmdSkillsDismiss, "verify": cmdSkillsVerify,
 	}
@@ -61,9 +61,9 @@ type skillsCmd struct {
 	asJSON *bool
 }
 
-func (a *app) skillsCommand(name, usage, description string, withJSON bool) *skillsCmd {
+func (a *cli) skillsCommand(name, usage, description string, withJSON bool) *skillsCmd {
 	c := &skillsCmd{name: "skills " + name, fs: a.flags("skills "+name, usage, description)}
-	c.dir = c.fs.String("dir", ".", "the workspace")
+	c.dir = c.fs.String("dir", "", "the workspace (default: the current directory, or the nearest parent with mcp.json)")
 	if withJSON {
 		c.asJSON = c.fs.Bool("json", false, "print JSON")
 	}
@@ -72,20 +72,20 @@ func (a *app) skillsCommand(name, usage, description string, withJSON bool) *ski
 
 // parse parses the flags and resolves the workspace; with ok false the
 // command ends with code.
-func (c *skillsCmd) parse(a *app, args []string) (ws skills.Workspace, rest []string, code int, ok bool) {
+func (c *skillsCmd) parse(a *cli, args []string) (ws *app.Workspace, rest []string, code int, ok bool) {
 	rest, code, ok = parse(c.fs, args)
 	if !ok {
-		return ws, nil, code, false
+		return nil, nil, code, false
 	}
-	ws, err := skillsWorkspace(*c.dir)
+	ws, err := a.openWith(app.OpenOptions{Dir: *c.dir})
 	if err != nil {
-		return ws, nil, a.usageError(c.name, "%v", err), false
+		return nil, nil, a.usageError(c.name, "%v", err), false
 	}
 	return ws, rest, 0, true
 }
 
 // parseName is parse for commands that take exactly one skill name.
-func (c *skillsCmd) parseName(a *app, args []string) (ws skills.Workspace, name string, code int, ok bool) {
+func (c *skillsCmd) parseName(a *cli, args []string) (ws *app.Workspace, name string, code int, ok bool) {
 	ws, rest, code, ok := c.parse(a, args)
 	if !ok {
 		return ws, "", code, false
@@ -96,19 +96,7 @@ func (c *skillsCmd) parseName(a *app, args []string) (ws skills.Workspace, name 
 	return ws, rest[0], 0, true
 }
 
-// skillsWorkspace resolves --dir.
-func skillsWorkspace(dir string) (skills.Workspace, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return skills.Workspace{}, err
-	}
-	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return skills.Workspace{}, fmt.Errorf("--dir %s is not a directory", dir)
-	}
-	return skills.NewWorkspace(abs), nil
-}
-
-func cmdSkillsPropose(a *app, args []string) int {
+func cmdSkillsPropose(a *cli, args []string) int {
 	c := a.skillsCommand("propose", "--name NAME --description TEXT --rationale TEXT [--input-schema FILE] [--git] PROGRAM.ts",
 		"Checks a program without running it (name, description, input schema; it must bundle against the\n"+
 			"tree, approved skills and mcpcode: modules) and stores it as a pending proposal in\n"+
@@ -194,13 +182,13 @@ func describeTools(tools []skills.ToolUse, dynamic []string) string {
 	return strings.Join(parts, ", ")
 }
 
-func cmdSkillsList(a *app, args []string) int {
+func cmdSkillsList(a *cli, args []string) int {
 	c := a.skillsCommand("list", "[--dir WORKSPACE] [--json]", "Lists approved, pending and dismissed skills.", true)
 	ws, _, code, ok := c.parse(a, args)
 	if !ok {
 		return code
 	}
-	entries, err := ws.List()
+	entries, err := ws.ListSkills()
 	if err != nil {
 		return a.fail("skills list", err)
 	}
@@ -235,13 +223,13 @@ func cmdSkillsList(a *app, args []string) int {
 	return exitOK
 }
 
-func cmdSkillsShow(a *app, args []string) int {
+func cmdSkillsShow(a *cli, args []string) int {
 	c := a.skillsCommand("show", "NAME [--dir WORKSPACE] [--json]", "Prints the review card of a proposal or a skill.", true)
 	ws, name, code, ok := c.parseName(a, args)
 	if !ok {
 		return code
 	}
-	card, err := ws.Show(name)
+	card, err := ws.ShowSkill(name)
 	if err != nil {
 		return a.fail(c.name, err)
 	}
@@ -253,7 +241,7 @@ func cmdSkillsShow(a *app, args []string) int {
 	return exitOK
 }
 
-func cmdSkillsApprove(a *app, args []string) int {
+func cmdSkillsApprove(a *cli, args []string) int {
 	c := a.skillsCommand("approve", "NAME [--allow-write] [--dir WORKSPACE]",
 		"Installs a pending proposal as skills/<name>/ (SKILL.md, index.ts) after checking that the program\n"+
 			"is the one proposed, that every tool it calls exists, and that it calls only read-only tools\n"+
@@ -263,7 +251,7 @@ func cmdSkillsApprove(a *app, args []string) int {
 	if !ok {
 		return code
 	}
-	res, err := ws.Approve(name, skills.ApproveOptions{AllowWrite: *allowWrite, ApprovedBy: os.Getenv("USER")})
+	res, err := ws.ApproveSkill(name, skills.ApproveOptions{AllowWrite: *allowWrite, ApprovedBy: os.Getenv("USER")})
 	if err != nil {
 		return a.fail(c.name, err)
 	}
@@ -271,7 +259,7 @@ func cmdSkillsApprove(a *app, args []string) int {
 	if res.Write {
 		access = "with write access"
 	}
-	fmt.Fprintf(a.stdout, "Approved %q (%s): %s\n", res.Name, access, rel(ws.Root, res.Dir))
+	fmt.Fprintf(a.stdout, "Approved %q (%s): %s\n", res.Name, access, ws.Rel(res.Dir))
 	fmt.Fprintf(a.stdout, "Use it: import %s from \"skills/%s\";  or: mcpcode run --skill %s --input '{}'\n", skills.Identifier(res.Name), res.Name, res.Name)
 	if len(res.Dynamic) > 0 {
 		fmt.Fprintf(a.stdout, "Note: %d call(s) could not be verified statically; the runtime checks them on every call.\n", len(res.Dynamic))
@@ -279,20 +267,20 @@ func cmdSkillsApprove(a *app, args []string) int {
 	return exitOK
 }
 
-func cmdSkillsDismiss(a *app, args []string) int {
+func cmdSkillsDismiss(a *cli, args []string) int {
 	c := a.skillsCommand("dismiss", "NAME [--dir WORKSPACE]", "Moves a pending proposal to skills/.dismissed/.", false)
 	ws, name, code, ok := c.parseName(a, args)
 	if !ok {
 		return code
 	}
-	if err := ws.Dismiss(name); err != nil {
+	if err := ws.DismissSkill(name); err != nil {
 		return a.fail(c.name, err)
 	}
 	fmt.Fprintf(a.stdout, "Dismissed %q; it cannot run.\n", name)
 	return exitOK
 }
 
-func cmdSkillsVerify(a *app, args []string) int {
+func cmdSkillsVerify(a *cli, args []string) int {
 	c := a.skillsCommand("verify", "[--dir WORKSPACE] [--json]",
 		"Checks every skill under skills/: SKILL.md present with valid frontmatter, name equal to its\n"+
 			"directory, index.ts as approved, the program bundling, its tools existing in servers/, and write\n"+
@@ -301,7 +289,7 @@ func cmdSkillsVerify(a *app, args []string) int {
 	if !ok {
 		return code
 	}
-	problems, err := ws.Verify()
+	problems, err := ws.VerifySkills()
 	if err != nil {
 		return a.fail(c.name, err)
 	}

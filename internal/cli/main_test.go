@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -16,25 +16,35 @@ import (
 	"github.com/mcpcode/mcpcode/internal/tsc"
 )
 
-// binary is the real mcpcode binary, built once for the end-to-end tests.
+// binary is the mcpcode binary of the end-to-end tests: this test binary,
+// which acts as mcpcode when its first argument is not a test flag (so no
+// separate build is needed, and the worker and demo-server processes it
+// starts are the code under test).
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcpcode-e2e-")
+	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-test.") {
+		os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	exe, err := os.Executable()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(os.Stderr, "finding the test binary:", err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "mcpcode")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building mcpcode for the end-to-end tests:", err)
-		os.Exit(1)
+	binary = exe
+	os.Exit(m.Run())
+}
+
+// testWorkerCommand starts this test binary as a worker process.
+func testWorkerCommand() *exec.Cmd { return exec.Command(binary, workerCommand) }
+
+// e2e skips an end-to-end test (real binary, real servers, npm packages) in
+// the fast tier, `go test -short`.
+func e2e(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end test: runs in `make test`, not with -short")
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
 }
 
 // moduleRoot is the directory holding go.mod.

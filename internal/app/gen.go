@@ -1,0 +1,203 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mcpcode/mcpcode/generator"
+	"github.com/mcpcode/mcpcode/internal/layout"
+	"github.com/mcpcode/mcpcode/servers"
+)
+
+// GenOptions say what to generate and whom to tell about progress.
+type GenOptions struct {
+	// Out is the tree's directory; "" is servers/ in the workspace. The
+	// manifest goes to .mcpcode/ next to it.
+	Out string
+	// Only regenerates these servers; the others keep their files.
+	Only []string
+	// OnLockWait is called when another gen holds the workspace's lock and
+	// this one waits for it.
+	OnLockWait func(lockPath string)
+	// OnStart is called, once the lock is held, with the servers about to
+	// be listed.
+	OnStart func(names []string)
+	// OnListed is called as each server is listed (or fails), from
+	// concurrent goroutines.
+	OnListed func(servers.Status)
+}
+
+// GenReport is the outcome of one generation (`mcpcode gen --json`).
+type GenReport struct {
+	OutDir   string                `json:"outDir"`
+	Servers  []GenServerReport     `json:"servers"`
+	Root     generator.FileChanges `json:"root"`
+	Warnings []string              `json:"warnings,omitempty"`
+}
+
+// GenServerReport is one server's part of a GenReport.
+type GenServerReport struct {
+	Name      string   `json:"name"`
+	Status    string   `json:"status"` // GenGenerated, GenFailed, GenKept or GenRemoved
+	Error     string   `json:"error,omitempty"`
+	Tools     int      `json:"tools"`
+	Added     []string `json:"added"`
+	Changed   []string `json:"changed"`
+	Removed   []string `json:"removed"`
+	Unchanged []string `json:"unchanged"`
+	Written   []string `json:"filesWritten"`
+	Deleted   []string `json:"filesRemoved"`
+	// Err is the failure of a failed server, for a detailed report.
+	Err error `json:"-"`
+}
+
+// Statuses of a server in a GenReport.
+const (
+	GenGenerated = "generated"
+	GenFailed    = "failed" // its previous files, if any, are kept
+	GenKept      = "kept"   // not selected, or disabled: files kept
+	GenRemoved   = "removed"
+)
+
+// Failed reports whether any server failed.
+func (r *GenReport) Failed() bool {
+	return slices.ContainsFunc(r.Servers, func(s GenServerReport) bool { return s.Status == GenFailed })
+}
+
+// FilesWritten counts the files written, root files included.
+func (r *GenReport) FilesWritten() int {
+	n := len(r.Root.Written)
+	for _, s := range r.Servers {
+		n += len(s.Written)
+	}
+	return n
+}
+
+// TreeDir is where a tree generated with out ("" for the default) goes.
+func (w *Workspace) TreeDir(out string) string {
+	if out == "" {
+		return w.Servers()
+	}
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return out
+	}
+	return abs
+}
+
+// Generate lists the servers (all enabled ones, or o.Only) through pool and
+// writes the tree, holding the workspace's gen lock so that two gens never
+// interleave. Servers that fail, servers not selected and disabled servers
+// keep their previous files; servers no longer in the config are removed.
+// Failed servers are in the report, not the error: the error means nothing
+// could be written.
+func (w *Workspace) Generate(ctx context.Context, pool *servers.Pool, o GenOptions) (*GenReport, error) {
+	outDir := w.TreeDir(o.Out)
+	manifestPath := layout.ManifestFor(outDir)
+	unlock, err := lockFile(layout.GenLockFor(outDir), o.OnLockWait)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	prev, err := generator.ReadManifest(manifestPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		prev, err = &generator.Manifest{Version: generator.ManifestVersion}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	names := o.Only
+	if len(names) == 0 {
+		names = w.Config.Names()
+	}
+	if o.OnStart != nil {
+		o.OnStart(names)
+	}
+	statuses := pool.ConnectAll(ctx, names, o.OnListed)
+
+	var listed []generator.Server
+	var keep []string
+	failed := map[string]error{}
+	for _, st := range statuses {
+		if st.Err != nil {
+			failed[st.Name] = st.Err
+			keep = append(keep, st.Name)
+			continue
+		}
+		l := st.Listing
+		listed = append(listed, generator.Server{
+			Name:         l.Server,
+			Info:         generator.ServerInfo{Name: l.ServerName, Title: l.ServerTitle, Version: l.ServerVersion},
+			Instructions: l.Instructions,
+			Tools:        l.RawTools(),
+		})
+	}
+	for _, s := range prev.Servers {
+		_, configured := w.Config.Server(s.Name)
+		disabled := slices.Contains(w.Config.Disabled, s.Name)
+		if (configured && !slices.Contains(names, s.Name)) || disabled {
+			keep = append(keep, s.Name)
+		}
+	}
+	plan, err := generator.Generate(listed, generator.Options{Kept: prev.Keep(keep...)})
+	if err != nil {
+		return nil, err
+	}
+	sum, err := generator.Write(outDir, manifestPath, plan)
+	if err != nil {
+		return nil, err
+	}
+	rep := &GenReport{OutDir: outDir, Root: sum.Root}
+	for _, warn := range plan.Warnings {
+		rep.Warnings = append(rep.Warnings, warn.String())
+	}
+	for _, s := range sum.Servers {
+		r := GenServerReport{Name: s.Name, Status: GenGenerated, Added: nonNil(s.ToolsAdded), Changed: nonNil(s.ToolsChanged),
+			Removed: nonNil(s.ToolsRemoved), Unchanged: nonNil(s.ToolsUnchanged), Written: nonNil(s.Files.Written), Deleted: nonNil(s.Files.Removed)}
+		r.Tools = len(s.ToolsAdded) + len(s.ToolsChanged) + len(s.ToolsUnchanged)
+		switch {
+		case failed[s.Name] != nil:
+			r.Status, r.Err, r.Error = GenFailed, failed[s.Name], ErrorReason(failed[s.Name])
+		case s.Kept:
+			r.Status = GenKept
+		case s.Removed:
+			r.Status = GenRemoved
+		}
+		if s.Kept {
+			if e, ok := plan.Manifest.Server(s.Name); ok {
+				r.Tools = e.ToolCount
+			}
+		}
+		rep.Servers = append(rep.Servers, r)
+	}
+	// A server that failed and never had a tree is not in the summary.
+	for _, st := range statuses {
+		if st.Err != nil && !slices.ContainsFunc(rep.Servers, func(r GenServerReport) bool { return r.Name == st.Name }) {
+			rep.Servers = append(rep.Servers, GenServerReport{Name: st.Name, Status: GenFailed, Err: st.Err, Error: ErrorReason(st.Err),
+				Added: []string{}, Changed: []string{}, Removed: []string{}, Unchanged: []string{}, Written: []string{}, Deleted: []string{}})
+		}
+	}
+	slices.SortFunc(rep.Servers, func(x, y GenServerReport) int { return strings.Compare(x.Name, y.Name) })
+	return rep, nil
+}
+
+// ErrorReason is a server's error without the `server "x": ` prefix, for
+// places that already name the server.
+func ErrorReason(err error) string {
+	var se *servers.ServerError
+	if errors.As(err, &se) {
+		return se.Err.Error()
+	}
+	return err.Error()
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,150 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/mcpcode/mcpcode/internal/mcptool"
+	"github.com/mcpcode/mcpcode/runtime"
+	"github.com/mcpcode/mcpcode/skills"
+)
+
+// Isolation modes of a run.
+const (
+	// IsolationWorker bundles and runs the program in a separate process
+	// under an OS memory limit: the default, for untrusted programs.
+	IsolationWorker = "worker"
+	// IsolationNone bundles and runs it in this process: for trusted
+	// programs and tests.
+	IsolationNone = "none"
+)
+
+// RunRequest says what to run: exactly one of File, Source or Skill.
+type RunRequest struct {
+	// File is the program's path (relative to the current directory).
+	File string
+	// Source is the program's text (from stdin or an MCP client); it is
+	// named stdin.ts at the workspace root.
+	Source []byte
+	// Skill is the name of an approved skill.
+	Skill string
+	// Input is the JSON argument of the default-exported function (a
+	// skill's input; {} when a skill gets none).
+	Input json.RawMessage
+	// Limits bound the run; zero fields take runtime.DefaultLimits.
+	Limits runtime.Limits
+	// Isolation is IsolationWorker (default) or IsolationNone.
+	Isolation string
+	// ConnectTimeout bounds connecting to one server.
+	ConnectTimeout time.Duration
+	// Caller, when set, performs the tool calls (a pool kept across runs);
+	// otherwise the run gets a pool of its own, closed when it ends.
+	Caller mcptool.Caller
+}
+
+// Run bundles and runs one program against the workspace's servers, each
+// connected only if the program calls it. A program that fails (bundling
+// included) is a Result with OK false, not an error; the error is a
+// *UsageError for a request that cannot be run (no such file or skill).
+func (w *Workspace) Run(ctx context.Context, req RunRequest) (*runtime.Result, error) {
+	bopts, err := w.bundleOptions(req)
+	if err != nil {
+		return nil, err
+	}
+	input := req.Input
+	if req.Skill != "" && input == nil {
+		input = json.RawMessage(`{}`)
+	}
+	caller := req.Caller
+	if caller == nil {
+		pool := w.Pool(PoolOptions{ConnectTimeout: req.ConnectTimeout})
+		defer pool.Close()
+		caller = pool
+	}
+	ropts := runtime.RunOptions{Workspace: w.Root, Caller: caller, Limits: req.Limits, Input: input}
+	return w.app.execute(ctx, req.Isolation, bopts, ropts), nil
+}
+
+// bundleOptions checks the request and says what to bundle.
+func (w *Workspace) bundleOptions(req RunRequest) (runtime.BundleOptions, error) {
+	store := w.SkillStore()
+	opts := runtime.BundleOptions{Workspace: w.Root, Skills: store.Policy()}
+	switch {
+	case req.Skill != "":
+		if err := skills.ValidateName(req.Skill); err != nil {
+			return opts, usageErrorf(fmt.Errorf("--skill: %w", err))
+		}
+		if _, err := store.Policy().Skill(req.Skill); err != nil {
+			return opts, usageErrorf(err)
+		}
+		opts.Entry = filepath.Join(w.Root, "skill:"+req.Skill+".ts")
+		opts.Source = skills.RunSource(req.Skill)
+	case req.Source != nil:
+		opts.Entry, opts.Source = filepath.Join(w.Root, "stdin.ts"), req.Source
+	case req.File != "":
+		entry, err := filepath.Abs(req.File)
+		if err != nil {
+			return opts, usageErrorf(err)
+		}
+		if _, err := os.Stat(entry); err != nil {
+			return opts, usageErrorf(fmt.Errorf("cannot read the program: %w", err))
+		}
+		opts.Entry = entry
+	default:
+		return opts, usageErrorf(errors.New("nothing to run: give a file, a program text or a skill"))
+	}
+	return opts, nil
+}
+
+// execute bundles and runs a program with the given isolation.
+func (a *App) execute(ctx context.Context, isolation string, b runtime.BundleOptions, r runtime.RunOptions) *runtime.Result {
+	if isolation == IsolationNone {
+		prog, err := runtime.Bundle(b)
+		if err != nil {
+			return runtime.BundleErrorResult(err)
+		}
+		return runtime.Run(ctx, prog, r)
+	}
+	workers, err := a.workers()
+	if err != nil {
+		return runtime.BundleErrorResult(err)
+	}
+	prog, err := runtime.Bundle(b)
+	if err != nil {
+		return runtime.BundleErrorResult(err)
+	}
+	return workers.Run(ctx, prog, r)
+}
+
+// workerPools holds the app's worker pool, started on first use.
+type workerPools struct {
+	once sync.Once
+	pool *runtime.WorkerPool
+	err  error
+}
+
+// workers returns the app's worker pool, starting it on first use.
+func (a *App) workers() (*runtime.WorkerPool, error) {
+	a.pools.once.Do(func() {
+		if a.WorkerCommand == nil {
+			a.pools.err = errNoWorkers
+			return
+		}
+		a.pools.pool = runtime.NewWorkerPool(runtime.WorkerOptions{Command: a.WorkerCommand})
+	})
+	return a.pools.pool, a.pools.err
+}
+
+// Close stops the app's waiting worker processes.
+func (a *App) Close() error {
+	if a.pools.pool != nil {
+		return a.pools.pool.Close()
+	}
+	return nil
+}
