@@ -11,6 +11,7 @@ import (
 
 	"github.com/dop251/goja"
 	"github.com/mcpcode/mcpcode/internal/mcptool"
+	"github.com/mcpcode/mcpcode/runtime/internal/argcheck"
 )
 
 // toolCatalog caches, for one run, each server's tools (looked up on first
@@ -33,7 +34,7 @@ type serverEntry struct {
 
 type schemaEntry struct {
 	once   sync.Once
-	schema *inputSchema
+	schema *argcheck.Schema
 }
 
 func newToolCatalog(c mcptool.Caller) *toolCatalog {
@@ -63,7 +64,7 @@ func (c *toolCatalog) server(ctx context.Context, name string) *serverEntry {
 	return e
 }
 
-func (c *toolCatalog) schema(server string, info mcptool.Tool) *inputSchema {
+func (c *toolCatalog) schema(server string, info mcptool.Tool) *argcheck.Schema {
 	key := server + "\x00" + info.Name
 	c.mu.Lock()
 	e, ok := c.schemas[key]
@@ -72,7 +73,7 @@ func (c *toolCatalog) schema(server string, info mcptool.Tool) *inputSchema {
 		c.schemas[key] = e
 	}
 	c.mu.Unlock()
-	e.once.Do(func() { e.schema = compileInputSchema(info.InputSchema) })
+	e.once.Do(func() { e.schema = argcheck.Compile(info.InputSchema) })
 	return e.schema
 }
 
@@ -103,7 +104,7 @@ func (c *toolCatalog) perform(ctx context.Context, sc *scopeDescriptor, server, 
 	if sc != nil && !sc.Write && !info.Hints.IsReadOnly() {
 		return callOutcome{kind: KindPermission, message: permissionMessage(sc, server, tool)}
 	}
-	if problems := c.schema(server, info).problems(args); len(problems) > 0 {
+	if problems := c.schema(server, info).Problems(args); len(problems) > 0 {
 		return callOutcome{kind: KindValidation, message: validationMessage(server, tool, problems)}
 	}
 	idx := book.start(server, tool)
@@ -137,7 +138,7 @@ func resultBytes(res *mcptool.Result) int64 {
 
 func unknownToolMessage(server, tool string, names []string) string {
 	msg := fmt.Sprintf("unknown tool %q on server %q", tool, server)
-	if best := closestNames(tool, names, 3); len(best) > 0 {
+	if best := argcheck.Closest(tool, names, 3); len(best) > 0 {
 		return msg + fmt.Sprintf(" (did you mean %s?)", strings.Join(quoteEach(best), " or "))
 	}
 	if len(names) == 0 {

@@ -1,4 +1,4 @@
-package runtime
+package argcheck
 
 import (
 	"slices"
@@ -33,10 +33,11 @@ func editDistance(a, b string) int {
 	return prev[len(y)]
 }
 
-// closestNames returns up to n candidates nearest to name, nearest first:
+// Closest returns up to n candidates nearest to name, nearest first:
 // those within an edit distance of a third of the name's length (at least
-// 2), or that contain it or are contained in it, ignoring case.
-func closestNames(name string, candidates []string, n int) []string {
+// 2), or that contain it or are contained in it, ignoring case. Ties keep
+// alphabetical order, so the answer does not depend on the candidates' order.
+func Closest(name string, candidates []string, n int) []string {
 	type scored struct {
 		name string
 		d    int
@@ -82,13 +83,4 @@ func likelyTypo(got, want string) bool {
 		return editDistance(got, want) <= 1
 	}
 	return editDistance(got, want) <= 2
-}
-
-// quoteList renders names as "a", "b", "c".
-func quoteList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = `"` + n + `"`
-	}
-	return strings.Join(q, ", ")
 }

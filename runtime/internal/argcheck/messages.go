@@ -1,4 +1,4 @@
-package runtime
+package argcheck
 
 import (
 	"fmt"
@@ -105,7 +105,7 @@ func leafProblems(e *jsonschema.ValidationError, doc any) []problem {
 		var out []problem
 		for _, p := range k.Properties {
 			msg := fmt.Sprintf("unknown property %q", p)
-			if best := closestNames(p, declared, 1); len(best) > 0 {
+			if best := Closest(p, declared, 1); len(best) > 0 {
 				msg += fmt.Sprintf(" (did you mean %q?)", best[0])
 			}
 			out = append(out, problem{pointer(child(loc, p)), msg})

@@ -1,4 +1,4 @@
-package runtime
+package argcheck
 
 import (
 	"fmt"
@@ -67,7 +67,7 @@ func (w typoWalker) walk(schema map[string]any, inst any, loc []string, depth in
 				w.add(problem{pointer(child(loc, k)), fmt.Sprintf("unknown property %q (did you mean %q?)", k, typo)})
 			case closed:
 				msg := fmt.Sprintf("unknown property %q", k)
-				if best := closestNames(k, declared, 1); len(best) > 0 {
+				if best := Closest(k, declared, 1); len(best) > 0 {
 					msg += fmt.Sprintf(" (did you mean %q?)", best[0])
 				}
 				w.add(problem{pointer(child(loc, k)), msg})

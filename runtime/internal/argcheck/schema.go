@@ -1,4 +1,11 @@
-package runtime
+// Package argcheck checks a tool call's arguments against the tool's input
+// schema before anything is sent, and words what is wrong the way a person
+// fixing the call needs it: one "path: message" per problem, with "did you
+// mean" suggestions for misspelled property and tool names.
+//
+// It never loads anything from the network or disk, and a schema it cannot
+// compile checks nothing: a sloppy server schema never blocks calls.
+package argcheck
 
 import (
 	"bytes"
@@ -14,21 +21,23 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// inputSchema checks a tool's arguments before they are sent. A schema that
-// cannot be compiled checks nothing: a sloppy server schema never blocks
-// calls. Nothing is ever loaded from the network or disk: $refs that point
-// outside the schema make it uncompilable.
-type inputSchema struct {
+// Schema is a compiled input schema. A schema that cannot be compiled
+// checks nothing: a sloppy server schema never blocks calls. Nothing is ever
+// loaded from the network or disk: $refs that point outside the schema make
+// it uncompilable. A Schema is safe for concurrent use.
+type Schema struct {
 	compiled *jsonschema.Schema
 	doc      any
 }
 
 const inputSchemaURL = "mcpcode:///input-schema.json"
 
-// compileInputSchema compiles raw, first as JSON Schema 2020-12 unless it
-// says otherwise, then as draft-07 (which allows tuple-style items).
-func compileInputSchema(raw json.RawMessage) *inputSchema {
-	s := &inputSchema{}
+// Compile compiles raw, first as JSON Schema 2020-12 unless it says
+// otherwise, then as draft-07 (which allows tuple-style items). It never
+// fails: an empty, invalid or uncompilable schema gives a Schema that
+// accepts everything.
+func Compile(raw json.RawMessage) *Schema {
+	s := &Schema{}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return s
 	}
@@ -93,9 +102,11 @@ func lenientRegexp(s string) (jsonschema.Regexp, error) {
 	return anyRegexp{re}, nil
 }
 
-// problems lists what is wrong with args, one "path: message" per problem,
-// sorted by path. args must be a JSON object.
-func (s *inputSchema) problems(args json.RawMessage) []string {
+// Problems lists what is wrong with args, one "path: message" per problem
+// (the path a JSON pointer into args, "/" for the whole), sorted by path;
+// none when args are fine or the schema checks nothing. args should be a
+// JSON object; text that is not JSON is one problem at "/".
+func (s *Schema) Problems(args json.RawMessage) []string {
 	if s.compiled == nil {
 		return nil // an unusable schema checks nothing, not even typos
 	}
