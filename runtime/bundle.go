@@ -14,6 +14,8 @@ import (
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
 	"github.com/evanw/esbuild/pkg/api"
+	"github.com/mcpcode/mcpcode/runtime/internal/bundletrace"
+	"github.com/mcpcode/mcpcode/runtime/internal/precheck"
 )
 
 // BundleOptions says what to bundle.
@@ -46,33 +48,26 @@ var goSupported = map[string]bool{
 	"hashbang":        false,
 }
 
-// Bundle bundles a program and its imports into one script for Run. The
-// error is a *BundleError whose diagnostics carry workspace-relative
-// positions.
+// Bundle bundles a program and its imports into one script for Run, in
+// this process. The error is a *BundleError whose diagnostics carry
+// workspace-relative positions.
 //
-// esbuild runs in the caller's process, on source that may be hostile, and
-// some of what it does recurses on the syntax tree (a Go stack overflow
-// ends the process and cannot be recovered) or takes more than linear time
-// on some shapes of code. So every file is checked before esbuild reads it,
-// by one linear scan that skips strings, templates, comments and regular
-// expressions:
-//   - size: at most 1 MiB per program or skill file, 2 MiB and 1000 files
-//     in all outside servers/ (the generated servers/ tree: 16 MiB a file);
-//   - nesting: at most 200 levels of brackets, braces, template
-//     substitutions, JSX elements, arrow functions, prefix operators,
-//     assignments, conditionals and nested statements counted together;
-//     expressions at most 1000 levels deep with their chains of calls,
-//     property accesses and binary operators (servers/ files included);
-//   - work: budgets on the shapes esbuild or goja handle in quadratic or
-//     cubic time, summed over the files outside servers/: deep nesting
-//     repeated many times, names colliding in nested scopes, long operator
-//     and comma chains, string literals joined with +, '<' chains in
-//     TypeScript, switches with very many cases.
+// Every file is checked before esbuild reads it, so that the common ways to
+// give it too much get a diagnostic that says what to change: at most
+// 1 MiB per program or skill file, 2 MiB and 1000 files in all outside
+// servers/ (the generated servers/ tree: 16 MiB a file), and brackets,
+// braces, parentheses and template substitutions nested at most 200 deep
+// (servers/ files included).
 //
-// A refused file gets a diagnostic that says what to change. Within these
-// bounds a build takes about a second per MiB of source at worst (most of
-// it linear work in esbuild and goja); it cannot be interrupted.
+// That check is no bound on what bundling costs: esbuild recurses on the
+// syntax tree (a Go stack overflow ends the process and cannot be
+// recovered), takes more than linear time on some shapes of code (a
+// 2,000-deep arrow chain takes it many seconds) and cannot be interrupted.
+// So Bundle is for trusted source (isolation "none"); untrusted source is
+// bundled in a worker process by runtime/worker, where a crash or a hang
+// costs only that process.
 func Bundle(opts BundleOptions) (*Program, error) {
+	bundletrace.Note(opts.Entry, opts.Source)
 	ws, err := workspaceRoot(opts.Workspace)
 	if err != nil {
 		return nil, bundleErrorf("", "%v", err)
@@ -94,7 +89,6 @@ func Bundle(opts BundleOptions) (*Program, error) {
 		source: opts.Source,
 		host:   "__mcpcode_" + randomHex(8),
 		res:    newResolver(ws, opts.Skills),
-		check:  newSourceCheck(),
 	}
 	out := api.Build(api.BuildOptions{
 		EntryPoints:    []string{"mcpcode-entry"},
@@ -175,7 +169,8 @@ type build struct {
 	source []byte
 	host   string
 	res    *resolver
-	check  *sourceCheck
+	// files counts the build's files outside servers/ for the pre-check.
+	files precheck.Build
 }
 
 func (b *build) setup(pb api.PluginBuild) {
@@ -297,9 +292,9 @@ func (t *scopeTable) skillNames() []string {
 func (b *build) read(a api.OnLoadArgs) (string, *api.Message) {
 	// The program itself is never exempt, whatever its name.
 	generated := a.Path != b.entry && hasPathPrefix(a.Path, "servers")
-	limit := int64(maxSourceFileBytes)
+	limit := int64(precheck.MaxFileBytes)
 	if generated {
-		limit = maxGeneratedFileBytes
+		limit = precheck.MaxGeneratedFileBytes
 	}
 	fail := func(text string) *api.Message {
 		return &api.Message{Text: text, Location: &api.Location{File: a.Path, Namespace: a.Namespace}}
@@ -324,17 +319,14 @@ func (b *build) read(a api.OnLoadArgs) (string, *api.Message) {
 		src = string(data)
 	}
 	if !generated {
-		if e := b.check.admit(int64(len(src))); e != nil {
-			return "", fail(e.msg)
+		if e := b.files.Admit(int64(len(src))); e != nil {
+			return "", fail(e.Message)
 		}
 	}
-	loader := loaderFor(a.Path)
-	jsx := loader == api.LoaderJSX || loader == api.LoaderTSX
-	ts := loader == api.LoaderTS || loader == api.LoaderTSX
-	if e := b.check.scan(src, jsx, ts, generated); e != nil {
-		m := fail(e.msg)
-		if e.off >= 0 {
-			m.Location.Line, m.Location.Column, m.Location.LineText = sourcePosition(src, e.off)
+	if e := precheck.Nesting(src); e != nil {
+		m := fail(e.Message)
+		if e.Offset >= 0 {
+			m.Location.Line, m.Location.Column, m.Location.LineText = sourcePosition(src, e.Offset)
 		}
 		return "", m
 	}

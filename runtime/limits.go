@@ -3,6 +3,8 @@ package runtime
 import (
 	"fmt"
 	"time"
+
+	"github.com/mcpcode/mcpcode/runtime/internal/textfmt"
 )
 
 // Limits bound one run. A zero field takes its default (see DefaultLimits).
@@ -110,15 +112,9 @@ func (l Limits) omittedMessage(omitted int) string {
 	return fmt.Sprintf("[mcpcode: %d characters of output omitted: output limit of %d characters reached (--max-output)]", omitted, l.MaxOutput)
 }
 
-// formatBytes renders a byte count in the largest binary unit that divides it.
-func formatBytes(n int64) string {
-	switch {
-	case n >= gib && n%gib == 0:
-		return fmt.Sprintf("%d GiB", n/gib)
-	case n >= mib && n%mib == 0:
-		return fmt.Sprintf("%d MiB", n/mib)
-	case n >= kib && n%kib == 0:
-		return fmt.Sprintf("%d KiB", n/kib)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
+// formatBytes renders a byte count in the largest binary unit that divides
+// it, as limits are stated.
+func formatBytes(n int64) string { return textfmt.Bytes(n) }
+
+// sizeText renders a measured size for a message.
+func sizeText(n int64) string { return textfmt.Size(n) }

@@ -3,8 +3,8 @@ package runtime
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
-	"unicode/utf8"
+
+	"github.com/mcpcode/mcpcode/runtime/internal/textfmt"
 )
 
 // Result is the outcome of one run. Its JSON form is what `mcpcode run
@@ -60,24 +60,9 @@ func (e *RunError) truncated() *RunError {
 	return &out
 }
 
-// truncateText cuts s to at most max bytes plus a marker saying how much
-// was left out.
-func truncateText(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := s[:max]
-	// Drop a character the cut split in two.
-	for i := len(cut) - 1; i >= 0 && i >= len(cut)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(cut[i]) {
-			if !utf8.FullRuneInString(cut[i:]) {
-				cut = cut[:i]
-			}
-			break
-		}
-	}
-	return cut + fmt.Sprintf("... [mcpcode: %d more bytes omitted]", len(s)-len(cut))
-}
+// truncateText cuts s to at most max bytes (at a character boundary) plus
+// a marker saying how much was left out.
+func truncateText(s string, max int) string { return textfmt.Truncate(s, max) }
 
 // Kinds of run errors.
 const (
