@@ -234,7 +234,7 @@ func parseEntry(display, name string, raw json.RawMessage, baseDir string, looku
 		return ServerConfig{}, false, warnings, fmt.Errorf("%s: \"command\" is empty", where)
 	}
 	if transport != TransportStdio {
-		if err := checkURL(where, srv.URL); err != nil {
+		if err := checkURL(where, e.URL, srv.URL); err != nil {
 			return ServerConfig{}, false, warnings, err
 		}
 	}
@@ -272,11 +272,16 @@ func transportOf(where string, e rawEntry) (string, error) {
 	return "", fmt.Errorf("%s: unknown transport %q; use \"stdio\", \"http\" (streamable HTTP) or \"sse\"", where, e.Type)
 }
 
-func checkURL(where, u string) error {
-	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-		return fmt.Errorf("%s: url %q must start with http:// or https://", where, u)
+// checkURL checks the expanded url. Its message shows the url as written:
+// the value of a variable in it may be a secret.
+func checkURL(where, written, expanded string) error {
+	switch {
+	case strings.HasPrefix(expanded, "http://") || strings.HasPrefix(expanded, "https://"):
+		return nil
+	case written != expanded:
+		return fmt.Errorf("%s: url %q must start with http:// or https:// once its variables are expanded; check their values", where, written)
 	}
-	return nil
+	return fmt.Errorf("%s: url %q must start with http:// or https://", where, written)
 }
 
 // jsonError turns a decoding error into "file:line:col: message".

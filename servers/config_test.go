@@ -57,6 +57,20 @@ func TestParseConfigErrors(t *testing.T) {
 	}
 }
 
+func TestParseConfigErrorsHideVariableValues(t *testing.T) {
+	t.Parallel()
+	const secret = "s3cret-token"
+	env := envOf(map[string]string{"TOKEN": secret})
+	_, err := ParseConfig([]byte(`{"mcpServers": {"crm": {"type": "http", "url": "${TOKEN}"}}}`), "/ws/mcp.json", env)
+	want := `mcp.json: server "crm": url "${TOKEN}" must start with http:// or https:// once its variables are expanded; check their values`
+	if err == nil || err.Error() != want {
+		t.Errorf("error:\n got %v\nwant %s", err, want)
+	}
+	if err != nil && strings.Contains(err.Error(), secret) {
+		t.Errorf("error %q shows the value of ${TOKEN}", err)
+	}
+}
+
 func TestParseConfig(t *testing.T) {
 	env := envOf(map[string]string{"TOKEN": "s3cret", "HOST": "example.test", "EMPTY": ""})
 	data := `{
