@@ -10,6 +10,8 @@ import (
 // TestCorpusTypeChecks generates the tree of every captured real server and
 // type-checks it with tsc --strict in one run.
 func TestCorpusTypeChecks(t *testing.T) {
+	t.Parallel()
+	skipTypeCheckInShort(t)
 	servers := corpusServers(t)
 	plan, err := Generate(servers, Options{})
 	if err != nil {

@@ -67,8 +67,10 @@ func generateOne(t *testing.T, raw json.RawMessage) ([]byte, []Warning) {
 }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	for _, c := range goldenCases(t) {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			got, warnings := generateOne(t, c.raw)
 			var warnText bytes.Buffer
 			for _, w := range warnings {
@@ -110,6 +112,8 @@ func checkGolden(t *testing.T, path string, got []byte) {
 
 // TestGoldenTypeChecks type-checks every golden .ts file together with tsc --strict.
 func TestGoldenTypeChecks(t *testing.T) {
+	t.Parallel()
+	skipTypeCheckInShort(t)
 	paths, err := filepath.Glob(filepath.Join("testdata", "schemas", "*.ts"))
 	if err != nil || len(paths) < 30 {
 		t.Fatalf("found %d golden .ts files (err %v); run go test ./generator -update", len(paths), err)

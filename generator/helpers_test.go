@@ -70,3 +70,13 @@ func writePlanFiles(t testing.TB, dir string, plan *Plan) {
 		}
 	}
 }
+
+// skipTypeCheckInShort skips a test that runs tsc when go test runs with
+// -short: that fast tier has no npm, so no tsc. Without -short (make test)
+// the test runs, and tsc.Path fails it loudly when tsc is missing.
+func skipTypeCheckInShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("skipped under -short: it type-checks with the pinned tsc from npm; run make test for the full tier")
+	}
+}

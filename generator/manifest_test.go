@@ -15,6 +15,7 @@ import (
 func boolPtr(b bool) *bool { return &b }
 
 func TestToolEntryHints(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name                                       string
 		entry                                      ToolEntry
@@ -36,6 +37,7 @@ func TestToolEntryHints(t *testing.T) {
 }
 
 func TestManifestRoundTripAndLookups(t *testing.T) {
+	t.Parallel()
 	plan, err := Generate(corpusServers(t), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -107,6 +109,7 @@ func (m *Manifest) mustServer(t *testing.T, name string) *ServerEntry {
 }
 
 func TestReadManifestErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, err := ReadManifest(filepath.Join(dir, "missing.json")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing manifest: error %v, want fs.ErrNotExist", err)
@@ -127,6 +130,7 @@ func TestReadManifestErrors(t *testing.T) {
 }
 
 func TestGenerateRejectsContradictions(t *testing.T) {
+	t.Parallel()
 	s := slackServer(t)
 	good := ServerEntry{Name: "old", Directory: "old", Files: []string{"old/index.ts"}}
 	for _, c := range []struct {

@@ -6,6 +6,7 @@ import (
 )
 
 func TestCamelName(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"API-get-user", "apiGetUser"},
 		{"get_document", "getDocument"},
@@ -29,6 +30,7 @@ func TestCamelName(t *testing.T) {
 }
 
 func TestAssignToolNames(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		tools []string
@@ -75,6 +77,7 @@ func TestAssignToolNames(t *testing.T) {
 }
 
 func TestDirName(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"google-drive", "google-drive"},
 		{"..", "server"},
@@ -104,6 +107,7 @@ func TestDirName(t *testing.T) {
 }
 
 func TestSafeRelPath(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want bool

@@ -6,6 +6,7 @@ import (
 )
 
 func TestJSQuote(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"plain", `"plain"`},
 		{`say "hi"`, `"say \"hi\""`},
@@ -25,6 +26,7 @@ func TestJSQuote(t *testing.T) {
 }
 
 func TestCommentLines(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want []string
@@ -45,6 +47,7 @@ func TestCommentLines(t *testing.T) {
 }
 
 func TestFirstSentence(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		max  int
@@ -64,6 +67,7 @@ func TestFirstSentence(t *testing.T) {
 }
 
 func TestDecodeValueKeepsOrder(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		keys []string

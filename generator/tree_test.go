@@ -9,6 +9,7 @@ import (
 // TestTreeGolden pins the server-level and root files (index.ts, README.md,
 // tsconfig.json, the manifest) for a small workspace with a kept server.
 func TestTreeGolden(t *testing.T) {
+	t.Parallel()
 	drive := driveServer(t,
 		tool(t, "get_document", "Retrieves a document from Google Drive. Long details follow.", map[string]any{"id": map[string]any{"type": "string"}}),
 		json.RawMessage(`{"name":"search","title":"Search","description":"Searches files.","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"ids":{"type":"array","items":{"type":"string"}}}},"annotations":{"readOnlyHint":true}}`),

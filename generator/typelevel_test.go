@@ -38,6 +38,8 @@ func typecheckWorkspace(t *testing.T) (servers, usage string) {
 // TestTypeLevel checks that correct calls of the generated API type-check
 // and wrong ones (each marked @ts-expect-error) are rejected.
 func TestTypeLevel(t *testing.T) {
+	t.Parallel()
+	skipTypeCheckInShort(t)
 	servers, _ := typecheckWorkspace(t)
 	tsc.Check(t, servers, "-p", ".", "--strict", "--noEmit")
 }
@@ -45,6 +47,8 @@ func TestTypeLevel(t *testing.T) {
 // TestTypeLevelRejects makes sure the check above has teeth: without the
 // @ts-expect-error markers, tsc must report every wrong call.
 func TestTypeLevelRejects(t *testing.T) {
+	t.Parallel()
+	skipTypeCheckInShort(t)
 	servers, usage := typecheckWorkspace(t)
 	data, err := os.ReadFile(usage)
 	if err != nil {

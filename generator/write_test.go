@@ -99,6 +99,7 @@ func changedSince(t *testing.T, dir string) []string {
 }
 
 func TestWriteIdempotent(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	servers := []Server{driveServer(t, tool(t, "get_document", "Gets.", nil)), slackServer(t)}
 	first := w.generate(t, servers, Options{})
@@ -127,6 +128,7 @@ func TestWriteIdempotent(t *testing.T) {
 }
 
 func TestWriteToolChanges(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	keep := tool(t, "get_document", "Gets.", nil)
 	w.generate(t, []Server{driveServer(t, keep,
@@ -172,6 +174,7 @@ func TestWriteToolChanges(t *testing.T) {
 }
 
 func TestWriteKeepsUserFiles(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	w.generate(t, []Server{driveServer(t, tool(t, "get_document", "Gets.", nil)), slackServer(t)}, Options{})
 	user := map[string]string{
@@ -211,6 +214,7 @@ func TestWriteKeepsUserFiles(t *testing.T) {
 }
 
 func TestWriteRemovesEmptyDirs(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	w.generate(t, []Server{driveServer(t, tool(t, "get_document", "Gets.", nil)), slackServer(t)}, Options{})
 	w.generate(t, []Server{driveServer(t, tool(t, "get_document", "Gets.", nil))}, Options{})
@@ -220,6 +224,7 @@ func TestWriteRemovesEmptyDirs(t *testing.T) {
 }
 
 func TestWriteRefusesUserFileAtGeneratedPath(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name    string
 		content string
@@ -229,6 +234,7 @@ func TestWriteRefusesUserFileAtGeneratedPath(t *testing.T) {
 		{"identical content is adopted", "", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			w := newWorkspace(t)
 			plan, err := Generate([]Server{driveServer(t, tool(t, "get_document", "Gets.", nil))}, Options{})
 			if err != nil {
@@ -275,6 +281,7 @@ func mapsKeys(m map[string]string) func(func(string) bool) {
 }
 
 func TestWriteKeptServerSurvives(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	w.generate(t, []Server{driveServer(t, tool(t, "get_document", "Gets.", nil)), slackServer(t)}, Options{})
 	before := snapshot(t, filepath.Join(w.out, "slack"))
@@ -333,6 +340,7 @@ func mapsEqual(a, b map[string]string) bool {
 }
 
 func TestWriteLeavesNoTempFiles(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	w.generate(t, []Server{driveServer(t, tool(t, "get_document", "Gets.", nil)), slackServer(t)}, Options{})
 	w.generate(t, []Server{driveServer(t, tool(t, "get_document", "Gets again.", nil))}, Options{})
@@ -344,6 +352,7 @@ func TestWriteLeavesNoTempFiles(t *testing.T) {
 }
 
 func TestWriteRefusesSymlinkedServerDir(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	outside := filepath.Join(w.root, "outside")
 	if err := os.MkdirAll(outside, 0o755); err != nil {
@@ -368,6 +377,7 @@ func TestWriteRefusesSymlinkedServerDir(t *testing.T) {
 }
 
 func TestWriteIgnoresUnsafeManifestPaths(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	victim := filepath.Join(w.root, "victim.txt")
 	if err := os.WriteFile(victim, []byte("keep me"), 0o644); err != nil {
@@ -387,6 +397,7 @@ func TestWriteIgnoresUnsafeManifestPaths(t *testing.T) {
 }
 
 func TestWriteRejectsCorruptManifest(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	if err := os.MkdirAll(filepath.Dir(w.manifest), 0o755); err != nil {
 		t.Fatal(err)
@@ -404,6 +415,7 @@ func TestWriteRejectsCorruptManifest(t *testing.T) {
 }
 
 func TestWriteRemovalDoesNotFollowSymlinks(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	w.generate(t, []Server{driveServer(t, tool(t, "get_document", "Gets.", nil)), slackServer(t)}, Options{})
 	// The user swaps the generated slack directory for a symlink to files

@@ -16,6 +16,7 @@ func envOf(m map[string]string) func(string) (string, bool) {
 }
 
 func TestParseConfigErrors(t *testing.T) {
+	t.Parallel()
 	env := envOf(map[string]string{"EMPTY": ""})
 	tests := []struct {
 		name, json, want string
@@ -72,6 +73,7 @@ func TestParseConfigErrorsHideVariableValues(t *testing.T) {
 }
 
 func TestParseConfig(t *testing.T) {
+	t.Parallel()
 	env := envOf(map[string]string{"TOKEN": "s3cret", "HOST": "example.test", "EMPTY": ""})
 	data := `{
   "mcpServers": {
@@ -124,6 +126,7 @@ func TestParseConfig(t *testing.T) {
 }
 
 func TestParseConfigVSCodeKey(t *testing.T) {
+	t.Parallel()
 	cfg, err := ParseConfig([]byte(`{"servers": {"a": {"type": "stdio", "command": "x"}}}`), "settings.json", envOf(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -134,6 +137,7 @@ func TestParseConfigVSCodeKey(t *testing.T) {
 }
 
 func TestFindConfig(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, err := FindConfig(dir); err == nil || !strings.Contains(err.Error(), "no mcp.json or .mcp.json in") {
 		t.Errorf("empty dir: %v", err)
