@@ -179,6 +179,7 @@ func validationMessage(server, tool string, problems []string) string {
 func (r *run) newCaller(sc *scopeDescriptor) func(goja.FunctionCall) goja.Value {
 	return func(call goja.FunctionCall) goja.Value {
 		promise, resolve, reject := r.vm.NewPromise()
+		r.opts.hooks.sawCallAttempt(r.finished)
 		if r.finished {
 			_ = reject(r.finishedError("callMCPTool"))
 			return r.vm.ToValue(promise)
@@ -202,7 +203,9 @@ func (r *run) newCaller(sc *scopeDescriptor) func(goja.FunctionCall) goja.Value 
 			return fail(KindValidation, fmt.Sprintf("invalid arguments for %s.%s (nothing was sent): %s", server, tool, msg))
 		}
 		r.loop.callsInFlight++
+		hookDone := r.opts.hooks.callGoroutine()
 		go func() {
+			defer hookDone()
 			out := r.catalog.perform(r.ctx, sc, server, tool, args, r.calls)
 			r.loop.post(func() error {
 				r.loop.callsInFlight--

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -199,14 +201,23 @@ func TestSkillFileWriteDeniedUncaught(t *testing.T) {
 
 // TestNothingStartsAfterTheRunFinished: code that runs while the result or
 // the error is read (toJSON, getters, a Proxy's traps) starts nothing.
+//
+// A tool call let through at that point would reach the caller from its own
+// goroutine, after Run returned: the test waits, through the run's hooks,
+// until every call goroutine is done with the caller before it counts the
+// calls that reached it.
 func TestNothingStartsAfterTheRunFinished(t *testing.T) {
 	const write = `callMCPTool("salesforce", "updateRecord", { objectType: "O", recordId: "1", data: {} })`
 	tests := []struct {
 		name, src string
 		kind, msg string // the error, or "" with msg a substring of the result
+		// late: the case's code runs after the run finished and calls
+		// callMCPTool there (the others start a timer or a file write, or
+		// their code must not run at all).
+		late bool
 	}{
-		{name: "tool call from toJSON", src: `export default { toJSON() { ` + write + `; return "r"; } };`, msg: `"r"`},
-		{name: "tool call from a getter of the result", src: `export default { get x() { ` + write + `; return 1; } };`, msg: `{"x":1}`},
+		{name: "tool call from toJSON", src: `export default { toJSON() { ` + write + `; return "r"; } };`, msg: `"r"`, late: true},
+		{name: "tool call from a getter of the result", src: `export default { get x() { ` + write + `; return 1; } };`, msg: `{"x":1}`, late: true},
 		{name: "timer from toJSON", src: `export default { toJSON() { setTimeout(() => ` + write + `, 1); return "r"; } };`,
 			kind: KindRuntime, msg: "setTimeout: the run has finished, so nothing new can start"},
 		{name: "file write from toJSON", src: `import { writeFile } from "mcpcode:fs"; export default { toJSON() { writeFile("late.txt", "x"); return "r"; } };`, msg: `"r"`},
@@ -218,7 +229,7 @@ Object.defineProperty(e, "stack", { get() { ` + write + `; return "x"; } });
 Object.defineProperty(e, "message", { get() { ` + write + `; return "from getter"; } });
 throw e;`, kind: KindRuntime, msg: "Error: "},
 		{name: "getter of a rejected value's name", src: `class E extends Error { get name() { ` + write + `; return "E"; } }
-await Promise.reject(new E("m"));`, kind: KindRuntime, msg: "Error: m"},
+await Promise.reject(new E("m"));`, kind: KindRuntime, msg: "Error: m", late: true},
 		{name: "a thrown Proxy", src: `throw new Proxy({}, { get() { ` + write + `; return "x"; }, getOwnPropertyDescriptor() { ` + write + `; return undefined; } });`,
 			kind: KindRuntime, msg: "uncaught Proxy object (not inspected)"},
 	}
@@ -226,8 +237,22 @@ await Promise.reject(new E("m"));`, kind: KindRuntime, msg: "Error: m"},
 		t.Run(tt.name, func(t *testing.T) {
 			ws := newWorkspace(t, nil)
 			fc := newFakeCaller()
+			var lateAttempts atomic.Int32
+			var callGoroutines sync.WaitGroup
+			hooks := &runHooks{
+				callAttempt: func(finished bool) {
+					if finished {
+						lateAttempts.Add(1)
+					}
+				},
+				calls: &callGoroutines,
+			}
 			src := `import { callMCPTool } from "mcpcode:runtime";` + "\n" + tt.src
-			res := runSource(t, src, RunOptions{Workspace: ws, Caller: fc})
+			res := runSource(t, src, RunOptions{Workspace: ws, Caller: fc, hooks: hooks})
+			waitGuarded(t, &callGoroutines, "the tool-call goroutines")
+			if tt.late && lateAttempts.Load() == 0 {
+				t.Error("the program called no tool after the run finished: the case tests nothing")
+			}
 			if tt.kind == "" {
 				mustOK(t, res)
 				if !strings.Contains(string(res.Result), tt.msg) {
@@ -243,6 +268,19 @@ await Promise.reject(new E("m"));`, kind: KindRuntime, msg: "Error: m"},
 				t.Error("a file was written after the run finished")
 			}
 		})
+	}
+}
+
+// waitGuarded waits for wg, failing the test if it takes longer than the
+// hang guard.
+func waitGuarded(t *testing.T, wg *sync.WaitGroup, what string) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(guard):
+		t.Fatalf("%s did not end within %s", what, guard)
 	}
 }
 
