@@ -82,7 +82,12 @@ func TestHostileInProcess(t *testing.T) {
 		{name: "timer flood", src: `for (;;) setTimeout(() => {}, 1e9);`, kind: KindLimit, limit: LimitTimers, msg: "timer limit of 1000 pending timers reached (--max-timers)"},
 		{name: "too many tool calls", src: `import { getDocument } from "servers/google-drive/getDocument";
 for (let i = 0; i < 10; i++) await getDocument({ documentId: "d" + i });`, limits: Limits{MaxToolCalls: 3}, kind: KindLimit, limit: LimitToolCalls, msg: "tool-call limit of 3 reached (--max-tool-calls)"},
-		{name: "catastrophic regexp", src: `export default /(a+)+$/.test("a".repeat(40) + "!");`, limits: Limits{Timeout: 2 * time.Second}, msg: "false"},
+		// Go's linear regexp runs these patterns (no backreference or
+		// lookaround). A backtracking engine would need about 2^40 steps on
+		// each and, stopped by regexp2's match timeout, answer false to the
+		// second: the answer, not a deadline, tells the engines apart.
+		{name: "catastrophic regexp", src: `const s = "a".repeat(40) + "!";
+export default [/(a+)+$/.test(s), /(a+)+$|!/.test(s)];`, msg: "[false,true]"},
 		{name: "catastrophic backtracking regexp", src: `export default /^(a+)+\1b$/.test("a".repeat(40) + "!");`, limits: short, kind: KindLimit, limit: LimitTimeout, msg: "wall-time limit"},
 		{name: "no require, process or host globals", src: `const g: any = Function("return this")();
 const names = Object.getOwnPropertyNames(g).filter((n) => ["require", "process", "module", "exports", "Buffer", "fetch", "XMLHttpRequest", "Deno", "Bun", "GoError", "global", "__dirname"].includes(n));

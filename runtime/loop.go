@@ -21,10 +21,12 @@ type eventLoop struct {
 	timers        timerHeap
 	timerByID     map[int64]*timer
 	nextTimerID   int64
+	// now is the loop's clock: time.Now, or a test's stopped clock.
+	now func() time.Time
 }
 
 func newEventLoop() *eventLoop {
-	return &eventLoop{wake: make(chan struct{}, 1), timerByID: map[int64]*timer{}}
+	return &eventLoop{wake: make(chan struct{}, 1), timerByID: map[int64]*timer{}, now: time.Now}
 }
 
 // post queues fn to run on the VM goroutine. Safe from any goroutine; never
@@ -59,12 +61,12 @@ func (l *eventLoop) step(stop <-chan struct{}) error {
 		}
 		return nil
 	}
-	if t := l.dueTimer(time.Now()); t != nil {
+	if t := l.dueTimer(l.now()); t != nil {
 		return t.fire()
 	}
 	var timerC <-chan time.Time
 	if len(l.timers) > 0 {
-		tm := time.NewTimer(time.Until(l.timers[0].when))
+		tm := time.NewTimer(l.timers[0].when.Sub(l.now()))
 		defer tm.Stop()
 		timerC = tm.C
 	}
@@ -98,7 +100,7 @@ func (l *eventLoop) dueTimer(now time.Time) *timer {
 // addTimer schedules fire after d and returns the timer's id.
 func (l *eventLoop) addTimer(d time.Duration, fire func() error) int64 {
 	l.nextTimerID++
-	t := &timer{id: l.nextTimerID, when: time.Now().Add(d), seq: l.nextTimerID, fire: fire}
+	t := &timer{id: l.nextTimerID, when: l.now().Add(d), seq: l.nextTimerID, fire: fire}
 	heap.Push(&l.timers, t)
 	l.timerByID[t.id] = t
 	return t.id

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRunResults(t *testing.T) {
@@ -306,28 +307,51 @@ func TestRunOutputLimit(t *testing.T) {
 	}
 }
 
+// TestRunTimers runs timers through setTimeout. A timer is due at its
+// creation time plus its delay, so a timer created later with an equal or a
+// longer delay fires later, whatever the machine's speed: the cases assert
+// only such orders. That a shorter delay created later fires first is
+// asserted with the loop's clock stopped, in
+// TestRunTimersOrderByDueTimeThenCreation.
 func TestRunTimers(t *testing.T) {
 	tests := []struct {
 		name string
 		src  string
 		want string
+		logs []string
 	}{
+		// 0 and 1 ms are the same delay (1 ms); b's 5 ms and the awaited
+		// timer, created after b with the same delay, come last.
 		{name: "order by delay, then creation", src: `const out: string[] = [];
-setTimeout(() => out.push("b"), 5);
 setTimeout(() => out.push("a"), 0);
 setTimeout(() => out.push("a2"), 0);
 setTimeout((x: string) => out.push(x), 1, "arg");
-await new Promise((r) => setTimeout(r, 20));
+setTimeout(() => out.push("b"), 5);
+await new Promise((r) => setTimeout(r, 5));
 export default out;`, want: `["a","a2","arg","b"]`},
+		// The awaited timer is created after the cleared one, with a longer
+		// delay: the cleared one would have fired first.
 		{name: "clearTimeout", src: `let fired = false;
 const id = setTimeout(() => { fired = true; }, 1);
 clearTimeout(id);
 clearTimeout(12345);
 await new Promise((r) => setTimeout(r, 5));
 export default fired;`, want: `false`},
+		// The result is read before the timer fires; the timer's log shows
+		// the run waited for it.
 		{name: "run waits for pending timers", src: `let n = 0;
 setTimeout(() => { n++; console.log("late", n); }, 5);
-export default "early";`, want: `"early"`},
+export default "early";`, want: `"early"`, logs: []string{"late 1"}},
+		// The default export has settled before its timer even exists, and
+		// the run still waits for it and for the timer it starts.
+		{name: "run waits for timers started after the result settled", src: `export default async () => {
+  console.log("settled");
+  setTimeout(() => {
+    console.log("timer");
+    setTimeout(() => console.log("timer from a timer"), 1);
+  }, 1);
+  return "early";
+};`, want: `"early"`, logs: []string{"settled", "timer", "timer from a timer"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -336,7 +360,63 @@ export default "early";`, want: `"early"`},
 			if string(res.Result) != tt.want {
 				t.Errorf("result = %s, want %s", res.Result, tt.want)
 			}
+			if got, want := logText(res), strings.Join(tt.logs, "\n"); got != want {
+				t.Errorf("logs = %q, want %q", got, want)
+			}
 		})
+	}
+}
+
+// TestRunTimersOrderByDueTimeThenCreation: the loop fires timers by due time
+// (creation time plus delay), and timers due at the same instant in the
+// order they were created. The loop's clock is stopped and moved by hand,
+// so no wall time passes between creations.
+func TestRunTimersOrderByDueTimeThenCreation(t *testing.T) {
+	l := newEventLoop()
+	base := time.Now()
+	clock := base
+	l.now = func() time.Time { return clock }
+	var fired []string
+	add := func(name string, d time.Duration) {
+		l.addTimer(d*time.Millisecond, func() error { fired = append(fired, name); return nil })
+	}
+	add("b", 5)  // due at 5
+	add("a", 1)  // due at 1: created after b, fires before it
+	add("a2", 1) // due at 1 too: fires after a, created before it
+	add("gone", 1)
+	l.clearTimer(l.nextTimerID) // never fires
+	clock = base.Add(3 * time.Millisecond)
+	add("c", 2) // due at 5 too: fires after b, created before it
+	add("d", 1) // due at 4: created after b, fires before it
+
+	fireDue := func(at time.Duration) {
+		t.Helper()
+		for {
+			tm := l.dueTimer(base.Add(at * time.Millisecond))
+			if tm == nil {
+				return
+			}
+			if err := tm.fire(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	steps := []struct {
+		at      time.Duration
+		fired   string
+		pending int
+	}{
+		{at: 0, fired: "", pending: 5},
+		{at: 1, fired: "a a2", pending: 3},
+		{at: 3, fired: "a a2", pending: 3},
+		{at: 4, fired: "a a2 d", pending: 2},
+		{at: 5, fired: "a a2 d b c", pending: 0},
+	}
+	for _, s := range steps {
+		fireDue(s.at)
+		if got := strings.Join(fired, " "); got != s.fired || l.pending() != s.pending {
+			t.Errorf("at %d ms: fired %q with %d pending, want %q with %d pending", s.at, got, l.pending(), s.fired, s.pending)
+		}
 	}
 }
 
