@@ -24,7 +24,7 @@ func analyzeCalls(prg *ast.Program, scopes []*scope) ([]ToolRef, []string) {
 
 // analyzeCallsWithin is analyzeCalls with the walk bounded to maxDepth.
 func analyzeCallsWithin(prg *ast.Program, scopes []*scope, maxDepth int) ([]ToolRef, []string) {
-	a := &callAnalyzer{file: prg.File, byName: map[string]*scope{}, calls: map[ToolRef]bool{}, dynamic: map[string]bool{}, maxDepth: maxDepth}
+	a := &callAnalyzer{file: prg.File, byName: map[string]*scope{}, calls: map[ToolRef]bool{}, unverifiable: map[string]bool{}, maxDepth: maxDepth}
 	for _, s := range scopes {
 		a.byName[s.callName] = s
 	}
@@ -34,7 +34,7 @@ func analyzeCallsWithin(prg *ast.Program, scopes []*scope, maxDepth int) ([]Tool
 		calls = append(calls, c)
 	}
 	slices.SortFunc(calls, func(x, y ToolRef) int {
-		if c := strings.Compare(x.Scope, y.Scope); c != 0 {
+		if c := strings.Compare(x.Skill, y.Skill); c != 0 {
 			return c
 		}
 		if c := strings.Compare(x.Server, y.Server); c != 0 {
@@ -42,20 +42,20 @@ func analyzeCallsWithin(prg *ast.Program, scopes []*scope, maxDepth int) ([]Tool
 		}
 		return strings.Compare(x.Tool, y.Tool)
 	})
-	dynamic := make([]string, 0, len(a.dynamic))
-	for d := range a.dynamic {
-		dynamic = append(dynamic, d)
+	unverifiable := make([]string, 0, len(a.unverifiable))
+	for d := range a.unverifiable {
+		unverifiable = append(unverifiable, d)
 	}
-	slices.Sort(dynamic)
-	return calls, dynamic
+	slices.Sort(unverifiable)
+	return calls, unverifiable
 }
 
 type callAnalyzer struct {
-	file     *file.File
-	byName   map[string]*scope
-	calls    map[ToolRef]bool
-	dynamic  map[string]bool
-	maxDepth int
+	file         *file.File
+	byName       map[string]*scope
+	calls        map[ToolRef]bool
+	unverifiable map[string]bool
+	maxDepth     int
 }
 
 // maxASTDepth bounds the walk (in reflection steps, a few per syntax
@@ -134,7 +134,7 @@ func (a *callAnalyzer) walk(v reflect.Value, depth int, at file.Idx) {
 // incomplete records that the walk stopped at a too-deep subtree: a call
 // hidden there could be neither listed nor flagged.
 func (a *callAnalyzer) incomplete(at file.Idx) {
-	a.dynamic["analysis incomplete: nesting too deep at "+a.position(at)] = true
+	a.unverifiable["analysis incomplete: nesting too deep at "+a.position(at)] = true
 }
 
 // call records a call of a call function with literal names, or flags it.
@@ -144,7 +144,7 @@ func (a *callAnalyzer) call(c *ast.CallExpression, depth int, at file.Idx) {
 		server, ok1 := literalString(c.ArgumentList, 0)
 		tool, ok2 := literalString(c.ArgumentList, 1)
 		if ok1 && ok2 {
-			a.calls[ToolRef{Server: server, Tool: tool, Scope: sc.skill}] = true
+			a.calls[ToolRef{Server: server, Tool: tool, Skill: sc.skill}] = true
 		} else {
 			a.flag(id.Idx)
 		}
@@ -172,7 +172,7 @@ func (a *callAnalyzer) scopeOf(id *ast.Identifier, ok bool) *scope {
 
 // flag records the original file:line of a bundle position.
 func (a *callAnalyzer) flag(idx file.Idx) {
-	a.dynamic[a.position(idx)] = true
+	a.unverifiable[a.position(idx)] = true
 }
 
 // position is the original "file:line" of a bundle position.

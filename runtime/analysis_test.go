@@ -15,8 +15,8 @@ func TestAnalysisFailsClosedWhenTooDeep(t *testing.T) {
 		strings.Repeat("[", 60) + "\n  await callMCPTool(\"salesforce\", \"updateRecord\", {})" + strings.Repeat("]", 60) + ";\n"
 	p := bundleSource(t, newWorkspace(t, nil), src)
 	all := []ToolRef{{Server: "salesforce", Tool: "updateRecord"}, {Server: "slack", Tool: "getDeployment"}}
-	if !reflect.DeepEqual(p.Calls, all) || len(p.Dynamic) != 0 {
-		t.Fatalf("full analysis: Calls = %+v, Dynamic = %v", p.Calls, p.Dynamic)
+	if !reflect.DeepEqual(p.Calls, all) || len(p.Unverifiable) != 0 {
+		t.Fatalf("full analysis: Calls = %+v, Unverifiable = %v", p.Calls, p.Unverifiable)
 	}
 	prg, err := parser.ParseFile(nil, bundleFileName, p.Code, 0, parser.WithSourceMapLoader(refuseSourceMapFile))
 	if err != nil {
@@ -25,12 +25,12 @@ func TestAnalysisFailsClosedWhenTooDeep(t *testing.T) {
 	// The call function's random name is in the bundle; analyze with a
 	// walk too short to reach the nested call.
 	scopes := []*scope{{callName: callNameIn(t, p.Code)}}
-	calls, dynamic := analyzeCallsWithin(prg, scopes, 150)
+	calls, unverifiable := analyzeCallsWithin(prg, scopes, 150)
 	if !reflect.DeepEqual(calls, []ToolRef{{Server: "slack", Tool: "getDeployment"}}) {
 		t.Errorf("Calls = %+v, want only the shallow call", calls)
 	}
-	if len(dynamic) != 1 || !strings.HasPrefix(dynamic[0], "analysis incomplete: nesting too deep at prog.ts:") {
-		t.Errorf("Dynamic = %v, want the incomplete analysis flagged at a prog.ts line", dynamic)
+	if len(unverifiable) != 1 || !strings.HasPrefix(unverifiable[0], "analysis incomplete: nesting too deep at prog.ts:") {
+		t.Errorf("Unverifiable = %v, want the incomplete analysis flagged at a prog.ts line", unverifiable)
 	}
 }
 
@@ -52,8 +52,8 @@ func TestAnalysisShorthandPropertyEscapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls, dynamic := analyzeCalls(prg, []*scope{{callName: name}})
-	if len(calls) != 0 || !reflect.DeepEqual(dynamic, []string{"x.js:3"}) {
-		t.Errorf("Calls = %+v, Dynamic = %v, want the shorthand property flagged at x.js:3", calls, dynamic)
+	calls, unverifiable := analyzeCalls(prg, []*scope{{callName: name}})
+	if len(calls) != 0 || !reflect.DeepEqual(unverifiable, []string{"x.js:3"}) {
+		t.Errorf("Calls = %+v, Unverifiable = %v, want the shorthand property flagged at x.js:3", calls, unverifiable)
 	}
 }

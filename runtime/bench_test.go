@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"testing"
-	"time"
 )
 
 const trivialProgram = `export default 1 + 1;`
@@ -29,40 +28,6 @@ func BenchmarkRunTrivialInProcess(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if res := Run(context.Background(), p, opts); !res.OK {
-			b.Fatal(res.Error)
-		}
-	}
-}
-
-func BenchmarkRunTrivialWorker(b *testing.B) {
-	ws := newWorkspace(b, nil)
-	p := bundleSource(b, ws, trivialProgram)
-	pool := NewWorkerPool(WorkerOptions{Command: testWorkerCommand(), Warm: 2})
-	defer pool.Close()
-	opts := RunOptions{Workspace: ws, Caller: newFakeCaller()}
-	pool.Run(context.Background(), p, opts) // let the pool warm up
-	b.ResetTimer()
-	for b.Loop() {
-		if res := pool.Run(context.Background(), p, opts); !res.OK {
-			b.Fatal(res.Error)
-		}
-	}
-}
-
-// BenchmarkRunTrivialWorkerWarm measures the latency a caller sees when
-// runs are spaced out (as an agent's are), so that the pool has a started
-// worker waiting for each run: the pause between runs is not timed.
-func BenchmarkRunTrivialWorkerWarm(b *testing.B) {
-	ws := newWorkspace(b, nil)
-	p := bundleSource(b, ws, trivialProgram)
-	pool := NewWorkerPool(WorkerOptions{Command: testWorkerCommand(), Warm: 1})
-	defer pool.Close()
-	opts := RunOptions{Workspace: ws, Caller: newFakeCaller()}
-	for b.Loop() {
-		b.StopTimer()
-		time.Sleep(50 * time.Millisecond) // the next worker starts meanwhile
-		b.StartTimer()
-		if res := pool.Run(context.Background(), p, opts); !res.OK {
 			b.Fatal(res.Error)
 		}
 	}

@@ -18,21 +18,6 @@ import (
 	"github.com/mcpcode/mcpcode/runtime/internal/precheck"
 )
 
-// BundleOptions says what to bundle.
-type BundleOptions struct {
-	// Workspace is the workspace root (absolute).
-	Workspace string
-	// Entry is the program's path, absolute or relative to the current
-	// directory; it must lie inside Workspace unless Source is set. With
-	// Source it only names the program (e.g. "stdin.ts" at the workspace
-	// root), and relative imports resolve from the named location.
-	Entry string
-	// Source is the program text when it comes from stdin or an API.
-	Source []byte
-	// Skills says which approved skills may be imported; nil means none.
-	Skills SkillPolicy
-}
-
 // bundleFileName is the script name goja sees. It is relative on purpose:
 // goja resolves source-map URLs against it.
 const bundleFileName = "mcpcode-bundle.js"
@@ -135,7 +120,7 @@ func Bundle(opts BundleOptions) (*Program, error) {
 		return nil, compileDiagnostics(err, sm, b.sourceName)
 	}
 	p := &Program{Code: code, Entry: entry, compiled: compiled}
-	p.Calls, p.Dynamic = analyzeCalls(ast, b.res.scopes.list)
+	p.Calls, p.Unverifiable = analyzeCalls(ast, b.res.scopes.list)
 	p.Skills = b.res.scopes.skillNames()
 	return p, nil
 }

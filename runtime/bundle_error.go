@@ -10,27 +10,6 @@ import (
 	"github.com/evanw/esbuild/pkg/api"
 )
 
-// BundleError is returned by Bundle when a program cannot be bundled: a
-// syntax error, a forbidden or missing import, a skill that is not approved.
-type BundleError struct {
-	Diagnostics []Diagnostic
-}
-
-// Diagnostic is one bundling problem at a position in the program's sources.
-type Diagnostic struct {
-	// File is workspace-relative ("prog.ts", "servers/x/y.ts"); empty when
-	// the problem has no position.
-	File string `json:"file,omitempty"`
-	// Line is 1-based; 0 when unknown.
-	Line int `json:"line,omitempty"`
-	// Column is 1-based, in characters; 0 when unknown.
-	Column int `json:"column,omitempty"`
-	// LineText is the source line the problem is on; empty when the line is
-	// longer than maxLineText bytes.
-	LineText string `json:"lineText,omitempty"`
-	Text     string `json:"text"`
-}
-
 // Error shows every diagnostic as file:line:col, the message, and the source
 // line with a caret under the position.
 func (e *BundleError) Error() string {

@@ -66,13 +66,13 @@ func TestBundleAllowedImports(t *testing.T) {
 		{
 			name:   "approved skill",
 			src:    `import pending from "skills/pending-orders"; export default await pending({ sheetId: "s" });`,
-			calls:  []ToolRef{{Server: "google-drive", Tool: "getSheet", Scope: "pending-orders"}, {Server: "salesforce", Tool: "updateRecord", Scope: "pending-orders"}},
+			calls:  []ToolRef{{Server: "google-drive", Tool: "getSheet", Skill: "pending-orders"}, {Server: "salesforce", Tool: "updateRecord", Skill: "pending-orders"}},
 			skills: []string{"pending-orders"},
 		},
 		{
 			name:   "skill named <name>.ts, importing another skill",
 			src:    `import writer from "skills/order-writer"; import { getDocument } from "servers/google-drive/getDocument"; await getDocument({ documentId: "a" }); export default await writer({});`,
-			calls:  []ToolRef{{Server: "google-drive", Tool: "getDocument"}, {Server: "salesforce", Tool: "updateRecord", Scope: "order-writer"}, {Server: "google-drive", Tool: "getSheet", Scope: "pending-orders"}, {Server: "salesforce", Tool: "updateRecord", Scope: "pending-orders"}},
+			calls:  []ToolRef{{Server: "google-drive", Tool: "getDocument"}, {Server: "salesforce", Tool: "updateRecord", Skill: "order-writer"}, {Server: "google-drive", Tool: "getSheet", Skill: "pending-orders"}, {Server: "salesforce", Tool: "updateRecord", Skill: "pending-orders"}},
 			skills: []string{"order-writer", "pending-orders"},
 		},
 		{
@@ -108,8 +108,8 @@ func TestBundleAllowedImports(t *testing.T) {
 			if !reflect.DeepEqual(p.Skills, wantSkills) {
 				t.Errorf("Skills = %v, want %v", p.Skills, wantSkills)
 			}
-			if len(p.Dynamic) != 0 {
-				t.Errorf("Dynamic = %v, want none", p.Dynamic)
+			if len(p.Unverifiable) != 0 {
+				t.Errorf("Unverifiable = %v, want none", p.Unverifiable)
 			}
 			res := Run(t.Context(), p, RunOptions{Workspace: ws, Caller: newFakeCaller()})
 			if res.Error != nil && res.Error.Kind == KindBundle {
@@ -123,7 +123,7 @@ func sortRefs(refs []ToolRef) {
 	for i := range refs {
 		for j := i + 1; j < len(refs); j++ {
 			a, b := refs[i], refs[j]
-			if b.Scope < a.Scope || (b.Scope == a.Scope && (b.Server < a.Server || (b.Server == a.Server && b.Tool < a.Tool))) {
+			if b.Skill < a.Skill || (b.Skill == a.Skill && (b.Server < a.Server || (b.Server == a.Server && b.Tool < a.Tool))) {
 				refs[i], refs[j] = refs[j], refs[i]
 			}
 		}
@@ -266,40 +266,40 @@ func TestBundleEntry(t *testing.T) {
 
 func TestBundleStaticAnalysis(t *testing.T) {
 	tests := []struct {
-		name    string
-		src     string
-		calls   []ToolRef
-		dynamic []string
+		name         string
+		src          string
+		calls        []ToolRef
+		unverifiable []string
 	}{
 		{
-			name:    "non-literal tool name",
-			src:     "import { callMCPTool } from \"mcpcode:runtime\";\nconst tool = \"get\" + \"Deployment\";\nawait callMCPTool(\"slack\", tool, {});\n",
-			calls:   []ToolRef{},
-			dynamic: []string{"prog.ts:3"},
+			name:         "non-literal tool name",
+			src:          "import { callMCPTool } from \"mcpcode:runtime\";\nconst tool = \"get\" + \"Deployment\";\nawait callMCPTool(\"slack\", tool, {});\n",
+			calls:        []ToolRef{},
+			unverifiable: []string{"prog.ts:3"},
 		},
 		{
-			name:    "aliased call function",
-			src:     "import { callMCPTool } from \"mcpcode:runtime\";\nconst f = callMCPTool;\nawait f(\"slack\", \"getDeployment\", {});\n",
-			calls:   []ToolRef{},
-			dynamic: []string{"prog.ts:2"},
+			name:         "aliased call function",
+			src:          "import { callMCPTool } from \"mcpcode:runtime\";\nconst f = callMCPTool;\nawait f(\"slack\", \"getDeployment\", {});\n",
+			calls:        []ToolRef{},
+			unverifiable: []string{"prog.ts:2"},
 		},
 		{
-			name:    "call function passed around",
-			src:     "import { callMCPTool } from \"mcpcode:runtime\";\nconst names = [\"a\", \"b\"];\nawait Promise.all(names.map((n) => callMCPTool(\"slack\", n)));\nawait callMCPTool(\"slack\", \"getDeployment\", { id: \"1\" });\n[1].forEach(callMCPTool as any);\n",
-			calls:   []ToolRef{{Server: "slack", Tool: "getDeployment"}},
-			dynamic: []string{"prog.ts:3", "prog.ts:5"},
+			name:         "call function passed around",
+			src:          "import { callMCPTool } from \"mcpcode:runtime\";\nconst names = [\"a\", \"b\"];\nawait Promise.all(names.map((n) => callMCPTool(\"slack\", n)));\nawait callMCPTool(\"slack\", \"getDeployment\", { id: \"1\" });\n[1].forEach(callMCPTool as any);\n",
+			calls:        []ToolRef{{Server: "slack", Tool: "getDeployment"}},
+			unverifiable: []string{"prog.ts:3", "prog.ts:5"},
 		},
 		{
-			name:    "template literals without substitutions are literal",
-			src:     "import { callMCPTool } from \"mcpcode:runtime\";\nawait callMCPTool(`slack`, `getDeployment`, {});\n",
-			calls:   []ToolRef{{Server: "slack", Tool: "getDeployment"}},
-			dynamic: []string{},
+			name:         "template literals without substitutions are literal",
+			src:          "import { callMCPTool } from \"mcpcode:runtime\";\nawait callMCPTool(`slack`, `getDeployment`, {});\n",
+			calls:        []ToolRef{{Server: "slack", Tool: "getDeployment"}},
+			unverifiable: []string{},
 		},
 		{
-			name:    "unused tool functions are tree-shaken",
-			src:     "import { getDocument, getSheet } from \"servers/google-drive\";\nexport default 1;\n",
-			calls:   []ToolRef{},
-			dynamic: []string{},
+			name:         "unused tool functions are tree-shaken",
+			src:          "import { getDocument, getSheet } from \"servers/google-drive\";\nexport default 1;\n",
+			calls:        []ToolRef{},
+			unverifiable: []string{},
 		},
 	}
 	for _, tt := range tests {
@@ -308,8 +308,8 @@ func TestBundleStaticAnalysis(t *testing.T) {
 			if !reflect.DeepEqual(p.Calls, tt.calls) {
 				t.Errorf("Calls = %+v, want %+v", p.Calls, tt.calls)
 			}
-			if !reflect.DeepEqual(p.Dynamic, tt.dynamic) {
-				t.Errorf("Dynamic = %v, want %v", p.Dynamic, tt.dynamic)
+			if !reflect.DeepEqual(p.Unverifiable, tt.unverifiable) {
+				t.Errorf("Unverifiable = %v, want %v", p.Unverifiable, tt.unverifiable)
 			}
 		})
 	}

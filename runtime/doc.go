@@ -6,14 +6,18 @@
 // servers/ and approved skills/ trees and the virtual modules
 // "mcpcode:runtime" and "mcpcode:fs" (both bound to the importing code's
 // scope: a skill without a write grant can neither call tools that are not
-// read-only nor change workspace files), and a pre-check of every file
-// that bounds the size, nesting and cost of what esbuild is given. Run
-// executes a bundled Program in a
-// fresh, sandboxed goja VM with a small event loop of its own, bridges
-// callMCPTool to a mcptool.Caller, and enforces the run's Limits. WorkerPool runs
-// each program in a separate process so that the memory limit holds even
-// against a single huge allocation.
+// read-only nor change workspace files), after a pre-check of every file's
+// size and nesting. Run executes a bundled Program in a fresh, sandboxed
+// goja VM with a small event loop of its own, bridges callMCPTool to an
+// mcptool.Caller, and enforces the run's Limits.
 //
-// The package reaches MCP only through the ToolCaller interface; it never
-// writes to the host's stdout or reads the environment.
+// Both work in the caller's process, which suits trusted programs
+// (isolation "none"). Untrusted source goes to runtime/worker, which bundles
+// and runs it in a separate process: what esbuild or goja cannot bound (a
+// parse that takes many seconds, a Go stack overflow, a single huge
+// allocation) then costs only that process, and the memory limit is the
+// OS's.
+//
+// The package reaches MCP only through the mcptool.Caller interface; it
+// never writes to the host's stdout or reads the environment.
 package runtime

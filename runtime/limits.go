@@ -7,26 +7,6 @@ import (
 	"github.com/mcpcode/mcpcode/runtime/internal/textfmt"
 )
 
-// Limits bound one run. A zero field takes its default (see DefaultLimits).
-type Limits struct {
-	// Timeout is the wall time of the whole run.
-	Timeout time.Duration `json:"timeout,omitempty"`
-	// MaxToolCalls is the number of tool calls a run may start.
-	MaxToolCalls int `json:"maxToolCalls,omitempty"`
-	// MaxOutput is the number of characters of console output kept; the
-	// rest is dropped and counted in Result.LogsOmitted.
-	MaxOutput int `json:"maxOutput,omitempty"`
-	// MaxStackDepth is the maximum JavaScript call depth.
-	MaxStackDepth int `json:"maxStackDepth,omitempty"`
-	// MaxTimers is the number of timers that may be pending at once.
-	MaxTimers int `json:"maxTimers,omitempty"`
-	// Memory is enforced by the OS in worker isolation; in-process it is a
-	// best-effort watchdog on the Go heap.
-	Memory int64 `json:"memory,omitempty"`
-	// FSQuota is the number of bytes a run may write under workspace/.
-	FSQuota int64 `json:"fsQuota,omitempty"`
-}
-
 const (
 	kib = 1 << 10
 	mib = 1 << 20
@@ -46,8 +26,9 @@ func DefaultLimits() Limits {
 	}
 }
 
-// withDefaults fills zero (or negative) fields from DefaultLimits.
-func (l Limits) withDefaults() Limits {
+// WithDefaults returns l with its zero (or negative) fields taken from
+// DefaultLimits: the limits a run with l enforces.
+func (l Limits) WithDefaults() Limits {
 	d := DefaultLimits()
 	if l.Timeout <= 0 {
 		l.Timeout = d.Timeout
@@ -73,18 +54,6 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// Names of the limits, as reported in RunError.Limit.
-const (
-	LimitTimeout   = "timeout"
-	LimitMemory    = "memory"
-	LimitToolCalls = "tool-calls"
-	LimitStack     = "stack"
-	LimitTimers    = "timers"
-	LimitFSQuota   = "fs-quota"
-	// LimitOutput is the size of the program's result (4 MiB of JSON).
-	LimitOutput = "output"
-)
-
 // limitMessage says which limit was hit, its value and the CLI flag that
 // raises it. The flags are part of the contract with cmd/mcpcode.
 func (l Limits) limitMessage(limit string) string {
@@ -101,10 +70,17 @@ func (l Limits) limitMessage(limit string) string {
 		return fmt.Sprintf("timer limit of %d pending timers reached (--max-timers)", l.MaxTimers)
 	case LimitFSQuota:
 		return fmt.Sprintf("workspace write quota of %s exceeded (--fs-quota)", formatBytes(l.FSQuota))
-	case LimitOutput:
-		return fmt.Sprintf("result limit of %s of JSON exceeded: return less", formatBytes(maxResultBytes))
+	case LimitResultSize:
+		return fmt.Sprintf("result limit of %s of JSON exceeded: return less", formatBytes(MaxResultBytes))
 	}
 	return "limit " + limit + " exceeded"
+}
+
+// Exceeded is the error of a run that hit limit (one of the Limit*
+// names): kind "limit", the limit's name, and a message that states its
+// value and the CLI flag that raises it.
+func (l Limits) Exceeded(limit string) *RunError {
+	return &RunError{Kind: KindLimit, Limit: limit, Message: l.limitMessage(limit)}
 }
 
 // omittedMessage is the final log line when console output was cut.

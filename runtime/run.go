@@ -27,38 +27,11 @@ type RunOptions struct {
 	// Input is the argument for a default-exported function; nil calls it
 	// with no argument.
 	Input json.RawMessage `json:"input,omitempty"`
-
-	// hooks lets this package's tests observe a run's asynchronous work;
-	// nil otherwise (it is never sent to workers).
-	hooks *runHooks
-}
-
-// runHooks are test hooks; every field may be nil.
-type runHooks struct {
-	// callAttempt is called on the VM goroutine each time the program calls
-	// callMCPTool, before anything is checked, with whether the run had
-	// already finished.
-	callAttempt func(finished bool)
-	// calls counts the goroutines of the calls that were let through, each
-	// until it is done with the Caller: Wait sees every call that could
-	// reach the Caller reach it, or not.
-	calls *sync.WaitGroup
-}
-
-func (h *runHooks) sawCallAttempt(finished bool) {
-	if h != nil && h.callAttempt != nil {
-		h.callAttempt(finished)
-	}
-}
-
-// callGoroutine is called before a call's goroutine starts; the goroutine
-// calls the returned function when it is done with the Caller.
-func (h *runHooks) callGoroutine() (done func()) {
-	if h == nil || h.calls == nil {
-		return func() {}
-	}
-	h.calls.Add(1)
-	return h.calls.Done
+	// Started is when the run's wall time began, if that was before Run was
+	// called (before bundling, say): Limits.Timeout and Stats.DurationMs
+	// count from it. Zero: when Run is called. It is not sent to worker
+	// processes, which set it to when their job arrived.
+	Started time.Time `json:"-"`
 }
 
 // stuckGrace is how long Run waits, after stopping the VM at a limit, for
@@ -81,13 +54,20 @@ const stuckGrace = 500 * time.Millisecond
 // huge allocation such as "x".repeat(2**40) can end the process), a deeply
 // nested JSON.parse("[".repeat(5e6)) overflows the Go stack and kills the
 // process, and JSON.stringify of very deeply nested objects takes quadratic
-// time that Interrupt cannot stop. Use a WorkerPool to contain those: the
-// worker process dies or is killed instead.
+// time that Interrupt cannot stop. Use a worker pool (runtime/worker) to
+// contain those: the worker process dies or is killed instead.
 func Run(ctx context.Context, p *Program, opts RunOptions) *Result {
 	start := time.Now()
-	lim := opts.Limits.withDefaults()
+	if !opts.Started.IsZero() && opts.Started.Before(start) {
+		start = opts.Started
+	}
+	lim := opts.Limits.WithDefaults()
 	if p == nil {
 		return failedResult(&RunError{Kind: KindRuntime, Message: "no program to run"}, start)
+	}
+	remaining := lim.Timeout - time.Since(start)
+	if remaining <= 0 {
+		return failedResult(lim.Exceeded(LimitTimeout), start)
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -101,7 +81,7 @@ func Run(ctx context.Context, p *Program, opts RunOptions) *Result {
 	stopWatch := make(chan struct{})
 	defer close(stopWatch)
 	go r.watchMemory(stopWatch)
-	deadline := time.NewTimer(lim.Timeout)
+	deadline := time.NewTimer(remaining)
 	defer deadline.Stop()
 
 	var out vmOutcome
@@ -347,10 +327,6 @@ func (r *run) drive(top goja.Value) vmOutcome {
 	return r.checkResult(s.String())
 }
 
-// maxResultBytes bounds the JSON of a program's result: it is held in
-// memory, sent across the worker pipe and usually shown to a model.
-const maxResultBytes = 4 * mib
-
 // maxResultDepth is how deeply the result may nest: Go's encoding/json
 // refuses deeper JSON, so the Result could not be sent or printed.
 const maxResultDepth = 10000
@@ -358,10 +334,10 @@ const maxResultDepth = 10000
 // checkResult accepts the result's JSON when it is small enough and can be
 // encoded again.
 func (r *run) checkResult(s string) vmOutcome {
-	if len(s) > maxResultBytes {
-		return vmOutcome{err: &RunError{Kind: KindLimit, Limit: LimitOutput, Message: fmt.Sprintf(
+	if len(s) > MaxResultBytes {
+		return vmOutcome{err: &RunError{Kind: KindLimit, Limit: LimitResultSize, Message: fmt.Sprintf(
 			"the program's result is %s of JSON, over the limit of %s: return less (slice, filter or summarize the data, or write it to a file with mcpcode:fs and return its name)",
-			sizeText(int64(len(s))), formatBytes(maxResultBytes))}}
+			sizeText(int64(len(s))), formatBytes(MaxResultBytes))}}
 	}
 	if !json.Valid([]byte(s)) {
 		return vmOutcome{err: &RunError{Kind: KindRuntime, Message: fmt.Sprintf(

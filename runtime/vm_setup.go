@@ -6,6 +6,10 @@ import (
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
+
+	// Bounds the backtracking regular expressions goja runs in this
+	// process (see the package).
+	_ "github.com/mcpcode/mcpcode/runtime/internal/regexptimeout"
 )
 
 // internalScriptName names the runtime's own helper script in stack traces

@@ -77,15 +77,15 @@ func (w Workspace) analyze(entry string, source []byte) (*analysis, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &analysis{dynamic: prog.Dynamic, skills: prog.Skills}
+	a := &analysis{dynamic: prog.Unverifiable, skills: prog.Skills}
 	seen := map[string]bool{}
 	for _, c := range prog.Calls {
-		key := c.Server + "\x00" + c.Tool + "\x00" + c.Scope
+		key := c.Server + "\x00" + c.Tool + "\x00" + c.Skill
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
-		use := ToolUse{Server: c.Server, Tool: c.Tool, Via: c.Scope}
+		use := ToolUse{Server: c.Server, Tool: c.Tool, Via: c.Skill}
 		if t, ok := m.Tool(c.Server, c.Tool); ok {
 			use.Known, use.ReadOnly = true, t.Hints.IsReadOnly()
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"github.com/mcpcode/mcpcode/runtime"
+	"github.com/mcpcode/mcpcode/runtime/worker"
 	"github.com/mcpcode/mcpcode/skills"
 )
 
@@ -115,28 +116,25 @@ func (a *App) execute(ctx context.Context, isolation string, b runtime.BundleOpt
 	if err != nil {
 		return runtime.BundleErrorResult(err)
 	}
-	prog, err := runtime.Bundle(b)
-	if err != nil {
-		return runtime.BundleErrorResult(err)
-	}
-	return workers.Run(ctx, prog, r)
+	// The untrusted source is bundled in the worker too.
+	return workers.Run(ctx, b, r)
 }
 
 // workerPools holds the app's worker pool, started on first use.
 type workerPools struct {
 	once sync.Once
-	pool *runtime.WorkerPool
+	pool *worker.Pool
 	err  error
 }
 
 // workers returns the app's worker pool, starting it on first use.
-func (a *App) workers() (*runtime.WorkerPool, error) {
+func (a *App) workers() (*worker.Pool, error) {
 	a.pools.once.Do(func() {
 		if a.WorkerCommand == nil {
 			a.pools.err = errNoWorkers
 			return
 		}
-		a.pools.pool = runtime.NewWorkerPool(runtime.WorkerOptions{Command: a.WorkerCommand})
+		a.pools.pool = worker.NewPool(worker.Options{Command: a.WorkerCommand})
 	})
 	return a.pools.pool, a.pools.err
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpcode/mcpcode/internal/app"
 	"github.com/mcpcode/mcpcode/runtime"
+	"github.com/mcpcode/mcpcode/runtime/worker"
 	"github.com/mcpcode/mcpcode/servers"
 	"github.com/mcpcode/mcpcode/skills"
 )
@@ -156,7 +157,8 @@ func cmdRun(a *cli, args []string) int {
 const workerCommand = "__worker"
 
 func cmdWorker(a *cli, args []string) int {
-	if err := runtime.ServeWorker(a.ctx, a.stdin, a.stdout); err != nil {
+	skillPolicy := func(ws string) runtime.SkillPolicy { return skills.NewWorkspace(ws).Policy() }
+	if err := worker.Serve(a.ctx, a.stdin, a.stdout, worker.ServeOptions{Skills: skillPolicy}); err != nil {
 		fmt.Fprintf(a.stderr, "mcpcode worker: %v\n", err)
 		return exitFailure
 	}

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package runtime
+package worker
 
 import "os/exec"
 

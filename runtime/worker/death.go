@@ -1,16 +1,19 @@
-package runtime
+package worker
 
 import (
 	"fmt"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpcode/mcpcode/runtime"
 )
 
-// died explains a worker that ended without a result: out of memory (the Go
-// runtime's fatal message, or a SIGKILL the parent did not send, as the
-// kernel's OOM killer does), a native stack overflow, or another crash.
-func (s *workerSession) died(start time.Time) *Result {
+// diagnose explains a worker that ended without a result: out of memory
+// (the Go runtime's fatal message, or a SIGKILL the parent did not send, as
+// the kernel's OOM killer does), a native stack overflow, or another crash.
+// It waits a little for the process to end, then kills it.
+func (s *session) diagnose() *runtime.RunError {
 	select {
 	case <-s.w.exited:
 	case <-time.After(5 * time.Second):
@@ -26,9 +29,11 @@ func (s *workerSession) died(start time.Time) *Result {
 	}
 	switch {
 	case isOutOfMemory(stderr) || (signaled && sig == "killed" && !killedByUs):
-		return s.failed(start, &RunError{Kind: KindLimit, Limit: LimitMemory, Message: s.lim.limitMessage(LimitMemory)})
+		return s.lim.Exceeded(runtime.LimitMemory)
 	case strings.Contains(stderr, "goroutine stack exceeds"):
-		return s.failed(start, &RunError{Kind: KindLimit, Limit: LimitStack, Message: s.lim.limitMessage(LimitStack) + " (in native code)"})
+		e := s.lim.Exceeded(runtime.LimitStack)
+		e.Message += " (in native code)"
+		return e
 	}
 	msg := "the worker process died"
 	if s.w.state != nil {
@@ -37,7 +42,7 @@ func (s *workerSession) died(start time.Time) *Result {
 	if excerpt := stderrExcerpt(stderr); excerpt != "" {
 		msg += "; its stderr ends:\n" + excerpt
 	}
-	return s.failed(start, &RunError{Kind: KindCrashed, Message: msg})
+	return &runtime.RunError{Kind: runtime.KindCrashed, Message: msg}
 }
 
 // isOutOfMemory recognizes the Go runtime's (and the race detector's)

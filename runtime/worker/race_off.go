@@ -1,6 +1,6 @@
 //go:build !race
 
-package runtime
+package worker
 
 // raceEnabled reports a build with the race detector.
 const raceEnabled = false

@@ -1,14 +1,17 @@
 //go:build linux
 
-package runtime
+package worker
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/mcpcode/mcpcode/runtime"
 )
 
 // addressSpaceSlack is added to the address-space limit on top of the
@@ -19,9 +22,9 @@ import (
 // the GC limit stop gradual growth near the limit itself.
 const addressSpaceSlack = 256 << 20
 
-// limitWorkerProcess limits this (worker) process for one run.
-func limitWorkerProcess(l Limits) error {
-	limitWorkerRuntime(l)
+// limitProcess limits this (worker) process for one job.
+func limitProcess(l runtime.Limits) error {
+	limitRuntime(l)
 	base, err := virtualSize()
 	if err != nil {
 		return err
@@ -45,7 +48,7 @@ func limitWorkerProcess(l Limits) error {
 func virtualSize() (uint64, error) {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("reading the process size: %w", err)
 	}
 	defer f.Close()
 	s := bufio.NewScanner(f)
@@ -61,5 +64,5 @@ func virtualSize() (uint64, error) {
 			}
 		}
 	}
-	return 0, fmt.Errorf("no VmSize in /proc/self/status")
+	return 0, errors.New("no VmSize in /proc/self/status")
 }

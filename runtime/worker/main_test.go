@@ -1,0 +1,130 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpcode/mcpcode/runtime"
+	"github.com/mcpcode/mcpcode/runtime/internal/bundletrace"
+)
+
+// The test binary doubles as the worker: `<test binary> mcpcode-test-worker
+// [mode]` serves one job on stdin/stdout, as `mcpcode __worker` does, with
+// the fixture's skill policy. Modes: "env" first checks that the
+// environment is empty; "noskills" serves without a skill policy; "crash"
+// dies the way a broken worker would; "hang" never answers; "flood" sends
+// one huge message; "rogue" ignores its job, relays more tool calls than its
+// limit and reports a made-up result with an oversized error.
+const workerArg = "mcpcode-test-worker"
+
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == workerArg {
+		os.Exit(testWorkerMain(os.Args[2:]))
+	}
+	bundletrace.SetHook(parentBundles.note)
+	os.Exit(m.Run())
+}
+
+// parentBundles records every runtime.Bundle call in this (the parent)
+// process: the entry and the source.
+var parentBundles bundleLog
+
+type bundleLog struct {
+	mu      sync.Mutex
+	entries []string
+	sources []string
+}
+
+func (l *bundleLog) note(entry string, source []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.entries = append(l.entries, entry)
+	l.sources = append(l.sources, string(source))
+}
+
+// saw reports whether this process bundled a program whose entry is entry
+// or whose source contains marker.
+func (l *bundleLog) saw(entry, marker string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := range l.entries {
+		if (entry != "" && l.entries[i] == entry) || (marker != "" && strings.Contains(l.sources[i], marker)) {
+			return true
+		}
+	}
+	return false
+}
+
+func testWorkerMain(args []string) int {
+	mode := ""
+	if len(args) > 0 {
+		mode = args[0]
+	}
+	opts := ServeOptions{Skills: func(string) runtime.SkillPolicy { return defaultPolicy }}
+	switch mode {
+	case "env":
+		if env := os.Environ(); len(env) > 0 {
+			fmt.Fprintf(os.Stderr, "environment leaked into the worker: %s\n", strings.Join(env, " "))
+			return 3
+		}
+	case "noskills":
+		opts = ServeOptions{}
+	case "crash":
+		fmt.Fprintln(os.Stderr, "worker: something broke\npanic: test crash")
+		return 2
+	case "hang":
+		// Stuck like a native call that Interrupt cannot stop.
+		time.Sleep(time.Hour)
+		return 4
+	case "flood":
+		fmt.Printf(`{"type":"tools","id":1,"server":"%s"}`+"\n", strings.Repeat("x", 2<<20))
+		time.Sleep(time.Hour)
+		return 4
+	case "rogue":
+		return rogueWorker()
+	}
+	if err := Serve(context.Background(), os.Stdin, os.Stdout, opts); err != nil {
+		fmt.Fprintln(os.Stderr, "worker:", err)
+		return 1
+	}
+	return 0
+}
+
+// testWorkerCommand re-executes the test binary as a worker.
+func testWorkerCommand(mode ...string) func() *exec.Cmd {
+	return func() *exec.Cmd {
+		return exec.Command(os.Args[0], append([]string{workerArg}, mode...)...)
+	}
+}
+
+// rogueWorker behaves like a compromised worker: it relays five tool calls
+// whatever its limits, then claims calls and bytes that never happened,
+// with an error far longer than a RunError may be.
+func rogueWorker() int {
+	dec := json.NewDecoder(os.Stdin)
+	var job wireMessage
+	if err := dec.Decode(&job); err != nil {
+		return 1
+	}
+	w := newWireWriter(os.Stdout)
+	for i := int64(1); i <= 5; i++ {
+		_ = w.send(&wireMessage{Type: "call", ID: i, Server: "google-drive", Tool: "getDocument", Args: json.RawMessage(`{"documentId":"d"}`)})
+		var reply wireMessage
+		if err := dec.Decode(&reply); err != nil {
+			return 1
+		}
+	}
+	fake := &runtime.Result{OK: false, Result: json.RawMessage(`"done"`), Logs: []runtime.LogEntry{},
+		Error:     &runtime.RunError{Kind: runtime.KindRuntime, Message: strings.Repeat("m", 100000), Stack: strings.Repeat("s", 100000)},
+		ToolCalls: []runtime.ToolCallRecord{{Server: "made", Tool: "up", Ms: 1, OK: true}},
+		Stats:     runtime.Stats{ToolCalls: 99, BytesFromTools: 12345}}
+	_ = w.send(&wireMessage{Type: "result", Result: fake})
+	return 0
+}

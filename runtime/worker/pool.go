@@ -1,0 +1,238 @@
+// Package worker runs agent programs in worker processes: the binary
+// re-executed in worker mode (`mcpcode __worker`, which calls Serve), one
+// job per process, under an OS memory limit.
+//
+// Everything a program's source can do to the process that handles it
+// happens in the worker: esbuild parses and bundles the untrusted source
+// there (its recursion can overflow the Go stack, some shapes of code take
+// it many seconds, and neither can be stopped from inside), goja runs the
+// program there (a single huge allocation or a deeply nested JSON.parse
+// ends the process). The parent process only relays tool calls, enforces
+// the wall time by killing the worker, and checks what comes back: it never
+// parses the program's source.
+//
+// Pool.Run bundles and runs; Pool.Bundle only bundles, for callers that
+// need the program's analysis (the tools it calls, the call sites that
+// cannot be verified, the skills it imports); Pool.RunProgram runs a
+// program bundled before.
+package worker
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+)
+
+// Options configures a Pool.
+type Options struct {
+	// Command returns a command that re-executes this binary in worker mode
+	// (the CLI passes `mcpcode __worker`, which calls Serve; tests re-execute
+	// the test binary). The pool sets its stdin, stdout and stderr and its
+	// process group. When Command leaves Env nil the worker gets an empty
+	// environment (no host secrets); an Env it sets is passed as is, so it
+	// should hold nothing secret. Its Dir should be left empty: relative
+	// paths are made absolute in the parent's working directory.
+	Command func() *exec.Cmd
+	// Warm is the number of started workers kept waiting for a job (default
+	// 1), so that isolation adds little latency.
+	Warm int
+	// BundleTimeout bounds a Bundle call (default DefaultBundleTimeout);
+	// after it the worker is killed.
+	BundleTimeout time.Duration
+}
+
+// DefaultBundleTimeout is the time a Bundle call is given when
+// Options.BundleTimeout is zero: far more than bundling a real program
+// takes (milliseconds), and short enough for a person to wait.
+const DefaultBundleTimeout = 30 * time.Second
+
+// grace is how long after its wall-time limit the parent waits for a
+// worker's own timeout result before killing it.
+const grace = 2 * time.Second
+
+// Pool hands each job to a fresh worker process (one job per process), so
+// that the memory limit is enforced by the OS and a program that crashes,
+// hangs or kills its process costs only that process. Tool calls are
+// relayed to the caller in this process, which owns the upstream
+// connections. The parent does not trust the worker: it enforces
+// MaxToolCalls on the calls it relays, reports its own record of them, and
+// bounds each message the worker sends (64 MiB), the result
+// (runtime.MaxResultBytes) and the error's text (8 KiB). A Pool is safe for
+// concurrent use.
+type Pool struct {
+	opts Options
+
+	mu       sync.Mutex
+	idle     []*proc
+	starting int
+	closed   bool
+	wg       sync.WaitGroup
+}
+
+// NewPool returns a pool and starts its warm workers in the background.
+func NewPool(opts Options) *Pool {
+	if opts.Warm <= 0 {
+		opts.Warm = 1
+	}
+	if opts.BundleTimeout <= 0 {
+		opts.BundleTimeout = DefaultBundleTimeout
+	}
+	p := &Pool{opts: opts}
+	for i := 0; i < opts.Warm; i++ {
+		p.refill()
+	}
+	return p
+}
+
+// Close kills the waiting workers and waits until every worker the pool
+// stopped is gone. Jobs in progress finish on their own; later calls fail
+// with an error that says the pool is closed. Close always returns nil.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, w := range idle {
+		w.kill()
+	}
+	p.wg.Wait()
+	return nil
+}
+
+// refill starts a warm worker in the background unless enough are waiting
+// or starting.
+func (p *Pool) refill() {
+	p.mu.Lock()
+	if p.closed || len(p.idle)+p.starting >= p.opts.Warm {
+		p.mu.Unlock()
+		return
+	}
+	p.starting++
+	p.wg.Add(1)
+	p.mu.Unlock()
+	go func() {
+		defer p.wg.Done()
+		w, err := p.start()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.starting--
+		if err != nil {
+			return // the next job starts one itself and reports the error
+		}
+		if p.closed {
+			go w.kill()
+			return
+		}
+		p.idle = append(p.idle, w)
+	}()
+}
+
+// take returns a warm worker (and starts its replacement) or starts one.
+func (p *Pool) take() (*proc, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, errors.New("the worker pool is closed")
+	}
+	var w *proc
+	for len(p.idle) > 0 && w == nil {
+		w = p.idle[0]
+		p.idle = p.idle[1:]
+		if w.hasExited() {
+			w = nil
+		}
+	}
+	p.mu.Unlock()
+	p.refill()
+	if w != nil {
+		return w, nil
+	}
+	return p.start()
+}
+
+// proc is one started worker process.
+type proc struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+	stderr *stderrBuffer
+	exited chan struct{}
+	state  interface{ Sys() any }
+
+	killMu sync.Mutex
+	killed bool
+}
+
+func (p *Pool) start() (*proc, error) {
+	if p.opts.Command == nil {
+		return nil, errors.New("starting a worker: no worker command configured")
+	}
+	cmd := p.opts.Command()
+	if cmd.Env == nil {
+		cmd.Env = []string{}
+	}
+	isolateProcess(cmd)
+	w := &proc{cmd: cmd, stderr: newStderrBuffer(8<<10, 32<<10), exited: make(chan struct{})}
+	cmd.Stderr = w.stderr
+	var err error
+	if w.stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, fmt.Errorf("starting a worker: %w", err)
+	}
+	// Not StdoutPipe: Wait closes that pipe as soon as the process exits,
+	// possibly before the result it wrote last has been read.
+	stdoutR, stdoutW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("starting a worker: %w", err)
+	}
+	cmd.Stdout = stdoutW
+	w.stdout = stdoutR
+	err = cmd.Start()
+	stdoutW.Close()
+	if err != nil {
+		stdoutR.Close()
+		return nil, fmt.Errorf("starting a worker: %w", err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		w.state = cmd.ProcessState
+		close(w.exited)
+	}()
+	return w, nil
+}
+
+func (w *proc) hasExited() bool {
+	select {
+	case <-w.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// retire stops a worker whose job is over, in the background; Close waits
+// for it.
+func (p *Pool) retire(w *proc) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		w.kill()
+	}()
+}
+
+// kill ends the worker's process group and waits for it.
+func (w *proc) kill() {
+	w.killMu.Lock()
+	w.killed = true
+	w.killMu.Unlock()
+	if !w.hasExited() {
+		killProcessGroup(w.cmd)
+	}
+	_ = w.stdin.Close()
+	<-w.exited
+	_ = w.stdout.Close()
+}
