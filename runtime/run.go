@@ -32,6 +32,38 @@ type RunOptions struct {
 	// count from it. Zero: when Run is called. It is not sent to worker
 	// processes, which set it to when their job arrived.
 	Started time.Time `json:"-"`
+
+	// hooks lets this package's tests observe a run's asynchronous work;
+	// nil otherwise (it is never sent to workers).
+	hooks *runHooks
+}
+
+// runHooks are test hooks; every field may be nil.
+type runHooks struct {
+	// callAttempt is called on the VM goroutine each time the program calls
+	// callMCPTool, before anything is checked, with whether the run had
+	// already finished.
+	callAttempt func(finished bool)
+	// calls counts the goroutines of the calls that were let through, each
+	// until it is done with the Caller: Wait sees every call that could
+	// reach the Caller reach it, or not.
+	calls *sync.WaitGroup
+}
+
+func (h *runHooks) sawCallAttempt(finished bool) {
+	if h != nil && h.callAttempt != nil {
+		h.callAttempt(finished)
+	}
+}
+
+// callGoroutine is called before a call's goroutine starts; the goroutine
+// calls the returned function when it is done with the Caller.
+func (h *runHooks) callGoroutine() (done func()) {
+	if h == nil || h.calls == nil {
+		return func() {}
+	}
+	h.calls.Add(1)
+	return h.calls.Done
 }
 
 // stuckGrace is how long Run waits, after stopping the VM at a limit, for
