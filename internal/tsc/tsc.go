@@ -2,7 +2,8 @@
 //
 // The compiler is installed by `make test` (npm ci in testdata/npm) under
 // <module root>/testdata/npm/node_modules/.bin/tsc. A test that needs it
-// fails, never skips, when it is missing.
+// fails, never skips, when it is missing (only `go test -short`, the fast
+// tier, skips such tests).
 package tsc
 
 import (
@@ -43,9 +44,13 @@ func ModuleRoot() (string, error) {
 }
 
 // Path returns the path of the pinned tsc, or fails the test saying how to
-// install it.
+// install it. Under `go test -short` (the fast tier, which installs no npm
+// packages) the test is skipped with a message instead: `make test` runs it.
 func Path(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("type-checks with the pinned tsc: runs in `make test`, not with -short")
+	}
 	root, err := ModuleRoot()
 	if err != nil {
 		t.Fatalf("tsc: %v; %s", err, missingHint)
