@@ -11,6 +11,7 @@ import (
 // TestAnalysisFailsClosedWhenTooDeep hides a call under more nesting than
 // the walk may follow: it must be reported as unverifiable, not dropped.
 func TestAnalysisFailsClosedWhenTooDeep(t *testing.T) {
+	t.Parallel()
 	src := "import { callMCPTool } from \"mcpcode:runtime\";\nawait callMCPTool(\"slack\", \"getDeployment\", {});\nexport default " +
 		strings.Repeat("[", 60) + "\n  await callMCPTool(\"salesforce\", \"updateRecord\", {})" + strings.Repeat("]", 60) + ";\n"
 	p := bundleSource(t, newWorkspace(t, nil), src)
@@ -46,6 +47,7 @@ func callNameIn(t *testing.T, code string) string {
 // TestAnalysisShorthandPropertyEscapes: {fn} puts the call function in an
 // object, where it can be called with any names.
 func TestAnalysisShorthandPropertyEscapes(t *testing.T) {
+	t.Parallel()
 	const name = "__mcpcode_callMCPTool_0123456789abcdef"
 	code := "const " + name + " = f();\nconst o = {\n  " + name + "\n};\no.x(\"salesforce\", \"updateRecord\");\n"
 	prg, err := parser.ParseFile(nil, "x.js", code, 0)

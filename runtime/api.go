@@ -5,11 +5,12 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+	"github.com/mcpcode/mcpcode/internal/mcptool"
 )
 
 // This file holds the package's exported types and constants; the
-// functions that use them are Bundle (bundle.go), Run (run.go) and
-// BundleErrorResult (result.go).
+// functions that use them are Bundle (bundle.go), Run (run.go),
+// BundleErrorResult (result.go) and the methods of Limits (limits.go).
 
 // BundleOptions says what to bundle.
 type BundleOptions struct {
@@ -97,6 +98,29 @@ type Diagnostic struct {
 	// longer than maxLineText bytes.
 	LineText string `json:"lineText,omitempty"`
 	Text     string `json:"text"`
+}
+
+// RunOptions says how to run a Program.
+type RunOptions struct {
+	// Workspace is the workspace root; "mcpcode:fs" works under its
+	// workspace/ directory.
+	Workspace string `json:"workspace"`
+	// Caller performs the program's tool calls. It is not sent to workers:
+	// their calls are relayed to the parent's Caller.
+	Caller mcptool.Caller `json:"-"`
+	Limits Limits         `json:"limits"`
+	// Input is the argument for a default-exported function; nil calls it
+	// with no argument.
+	Input json.RawMessage `json:"input,omitempty"`
+	// Started is when the run's wall time began, if that was before Run was
+	// called (before bundling, say): Limits.Timeout and Stats.DurationMs
+	// count from it. Zero: when Run is called. It is not sent to worker
+	// processes, which set it to when their job arrived.
+	Started time.Time `json:"-"`
+
+	// hooks lets this package's tests observe a run's asynchronous work;
+	// nil otherwise (it is never sent to workers).
+	hooks *runHooks
 }
 
 // Limits bound one run. A zero field takes its default (see DefaultLimits).

@@ -10,6 +10,7 @@ import (
 )
 
 func TestBundleAllowedImports(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		files  map[string]string // extra workspace files
@@ -82,6 +83,7 @@ func TestBundleAllowedImports(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			ws := newWorkspace(t, tt.files)
 			opts := BundleOptions{Workspace: ws, Skills: defaultPolicy}
 			if tt.entry != "" {
@@ -131,6 +133,7 @@ func sortRefs(refs []ToolRef) {
 }
 
 func TestBundleForbiddenImports(t *testing.T) {
+	t.Parallel()
 	outside := t.TempDir()
 	if err := os.WriteFile(filepath.Join(outside, "secret.ts"), []byte(`export const secret = "s3cret";`), 0o644); err != nil {
 		t.Fatal(err)
@@ -168,6 +171,7 @@ func TestBundleForbiddenImports(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			ws := newWorkspace(t, tt.files)
 			if tt.link[0] != "" {
 				if err := os.Symlink(tt.link[1], filepath.Join(ws, tt.link[0])); err != nil {
@@ -199,6 +203,7 @@ func TestBundleForbiddenImports(t *testing.T) {
 }
 
 func TestBundleDiagnosticPosition(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t, nil)
 	src := "const a: number = 1;\nconst b = {\n  x: 1,,\n};\n"
 	_, err := Bundle(BundleOptions{Workspace: ws, Entry: "prog.ts", Source: []byte(src)})
@@ -218,6 +223,7 @@ func TestBundleDiagnosticPosition(t *testing.T) {
 }
 
 func TestBundleErrorInImportedFile(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t, map[string]string{"servers/google-drive/getSheet.ts": "export const x = ;\n"})
 	_, err := Bundle(BundleOptions{Workspace: ws, Entry: "prog.ts", Source: []byte(`import { x } from "servers/google-drive/getSheet"; console.log(x);`)})
 	var be *BundleError
@@ -227,6 +233,7 @@ func TestBundleErrorInImportedFile(t *testing.T) {
 }
 
 func TestBundleEntry(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t, map[string]string{"prog.ts": `export default 1;`})
 	outside := filepath.Join(t.TempDir(), "p.ts")
 	if err := os.WriteFile(outside, []byte(`export default 1;`), 0o644); err != nil {
@@ -247,6 +254,7 @@ func TestBundleEntry(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			p, err := Bundle(tt.opts)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -265,6 +273,7 @@ func TestBundleEntry(t *testing.T) {
 }
 
 func TestBundleStaticAnalysis(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name         string
 		src          string
@@ -304,6 +313,7 @@ func TestBundleStaticAnalysis(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			p := bundleSource(t, newWorkspace(t, nil), tt.src)
 			if !reflect.DeepEqual(p.Calls, tt.calls) {
 				t.Errorf("Calls = %+v, want %+v", p.Calls, tt.calls)
@@ -316,6 +326,7 @@ func TestBundleStaticAnalysis(t *testing.T) {
 }
 
 func TestBundleHostNameIsRandomAndUnguessable(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t, nil)
 	a := bundleSource(t, ws, `export default 1;`)
 	b := bundleSource(t, ws, `export default 1;`)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestWorkspaceFiles(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t, nil)
 	if err := os.RemoveAll(filepath.Join(ws, "workspace")); err != nil {
 		t.Fatal(err)
@@ -38,6 +39,7 @@ export default out;`
 }
 
 func TestWorkspaceFilesConfinement(t *testing.T) {
+	t.Parallel()
 	outside := t.TempDir()
 	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("s3cret"), 0o644); err != nil {
 		t.Fatal(err)
@@ -62,6 +64,7 @@ func TestWorkspaceFilesConfinement(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			ws := newWorkspace(t, nil)
 			if err := os.Symlink(outside, filepath.Join(ws, "workspace", "out")); err != nil {
 				t.Fatal(err)
@@ -84,6 +87,7 @@ export default out;`
 }
 
 func TestWorkspaceWriteQuota(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t, nil)
 	res := runSource(t, `import { writeFile, appendFile } from "mcpcode:fs";
 await writeFile("a.txt", "12345");

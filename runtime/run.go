@@ -15,29 +15,6 @@ import (
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 )
 
-// RunOptions says how to run a Program.
-type RunOptions struct {
-	// Workspace is the workspace root; "mcpcode:fs" works under its
-	// workspace/ directory.
-	Workspace string `json:"workspace"`
-	// Caller performs the program's tool calls. It is not sent to workers:
-	// their calls are relayed to the parent's Caller.
-	Caller mcptool.Caller `json:"-"`
-	Limits Limits         `json:"limits"`
-	// Input is the argument for a default-exported function; nil calls it
-	// with no argument.
-	Input json.RawMessage `json:"input,omitempty"`
-	// Started is when the run's wall time began, if that was before Run was
-	// called (before bundling, say): Limits.Timeout and Stats.DurationMs
-	// count from it. Zero: when Run is called. It is not sent to worker
-	// processes, which set it to when their job arrived.
-	Started time.Time `json:"-"`
-
-	// hooks lets this package's tests observe a run's asynchronous work;
-	// nil otherwise (it is never sent to workers).
-	hooks *runHooks
-}
-
 // runHooks are test hooks; every field may be nil.
 type runHooks struct {
 	// callAttempt is called on the VM goroutine each time the program calls

@@ -17,6 +17,7 @@ func countCalls(fc *fakeCaller, server, tool string) int {
 }
 
 func TestSkillScopes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		files     map[string]string
@@ -76,6 +77,7 @@ func TestSkillScopes(t *testing.T) {
 	policy := fakePolicy{"pending-orders": {}, "order-writer": {Write: true}, "reader": {}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			ws := newWorkspace(t, tt.files)
 			p, err := Bundle(BundleOptions{Workspace: ws, Entry: "run-skill.ts", Source: []byte(tt.src), Skills: policy})
 			if err != nil {
@@ -105,6 +107,7 @@ func TestSkillScopes(t *testing.T) {
 // TestSkillCannotEscapeItsScope runs a hostile skill that looks for a way to
 // the unrestricted call function before trying to write.
 func TestSkillCannotEscapeItsScope(t *testing.T) {
+	t.Parallel()
 	escape := `import { callMCPTool } from "mcpcode:runtime";
 export default async function escape(): Promise<string[]> {
   const found: string[] = [];
