@@ -107,10 +107,19 @@ func (c *toolCatalog) perform(ctx context.Context, sc *scopeDescriptor, server, 
 	if problems := c.schema(server, info).Problems(args); len(problems) > 0 {
 		return callOutcome{kind: KindValidation, message: validationMessage(server, tool, problems)}
 	}
+	if sc != nil && sc.Skill != "" {
+		// The caller may need to know whose code calls: a write an approved
+		// skill was granted is not asked about again.
+		ctx = mcptool.WithScope(ctx, mcptool.Scope{Skill: sc.Skill, Write: sc.Write})
+	}
 	idx := book.start(server, tool)
 	started := time.Now()
 	res, err := c.caller.CallTool(ctx, server, tool, args)
 	book.finish(idx, time.Since(started), err == nil && res != nil && !res.IsError, resultBytes(res))
+	if errors.Is(err, mcptool.ErrDenied) {
+		// Refused before anything was sent (a person declined, or a policy).
+		return callOutcome{kind: KindPermission, message: err.Error()}
+	}
 	if err != nil {
 		return callOutcome{kind: KindTransport, message: fmt.Sprintf("calling %s.%s: %v", server, tool, err)}
 	}

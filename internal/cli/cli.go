@@ -44,11 +44,13 @@ type command struct {
 func commands() []command {
 	return []command{
 		{name: "demo", summary: "write a demo workspace and show the whole tool working on it", run: cmdDemo},
+		{name: "init", summary: "make a workspace, importing the MCP servers of a host's configuration", run: cmdInit},
 		{name: "servers", summary: "connect to the servers in mcp.json and show their status", run: cmdServers},
 		{name: "tools", summary: "list the tools of the servers", run: cmdTools},
 		{name: "gen", summary: "generate the typed TypeScript tree (servers/) from the servers", run: cmdGen},
 		{name: "run", summary: "run a TypeScript program against the tree, sandboxed", run: cmdRun},
 		{name: "skills", summary: "propose, review, approve and verify skills", run: cmdSkills},
+		{name: "serve", summary: "serve the workspace to agent hosts as one MCP server (stdio or HTTP)", run: cmdServe},
 		{name: "demo-server", summary: "serve a built-in demo MCP server over stdio", run: cmdDemoServer},
 		{name: "version", summary: "print the version", run: cmdVersion},
 		{name: workerCommand, summary: "run one program as a worker process (internal)", hidden: true, run: cmdWorker},

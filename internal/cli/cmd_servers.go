@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mcpcode/mcpcode/gateway"
 	"github.com/mcpcode/mcpcode/internal/app"
 	"github.com/mcpcode/mcpcode/servers"
 )
@@ -117,14 +118,21 @@ func exitCodeOf(statuses []servers.Status) int {
 }
 
 func cmdTools(a *cli, args []string) int {
-	fs := a.flags("tools", "[--dir WORKSPACE] [--config FILE] [--json] [SERVER...]",
-		"Lists each tool's name and the first line of its description, grouped by server\n(all enabled servers, or the ones named). Exits 1 if any server failed.")
+	fs := a.flags("tools", "[--dir WORKSPACE] [--config FILE] [--json] [SERVER...]\n   or: mcpcode tools --search QUERY [--detail name|summary|full] [--limit N]",
+		"Lists each tool's name and the first line of its description, grouped by server\n(all enabled servers, or the ones named). Exits 1 if any server failed.\n"+
+			"With --search, ranks the generated tree's tools against a request instead (no server is started).")
 	var cf connFlags
 	cf.register(fs)
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	search := fs.String("search", "", "find the tools of the generated tree that match this request, best first")
+	detail := fs.String("detail", "summary", `with --search: "name", "summary" or "full" (the tool files' TypeScript)`)
+	limit := fs.Int("limit", 5, "with --search: most tools to show")
 	names, code, ok := parse(fs, args)
 	if !ok {
 		return code
+	}
+	if *search != "" {
+		return a.searchTools(cf, *search, *detail, *limit, *asJSON, names)
 	}
 	ws, err := a.open(cf)
 	if err != nil {
@@ -237,4 +245,38 @@ func nonNilStrings(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// searchTools is `mcpcode tools --search`: the same search as serve's
+// search_tools, over the generated tree.
+func (a *cli) searchTools(cf connFlags, query, detail string, limit int, asJSON bool, extra []string) int {
+	if len(extra) > 0 {
+		return a.usageError("tools", "--search takes no server names (unexpected %q)", extra[0])
+	}
+	if detail != "name" && detail != "summary" && detail != "full" {
+		return a.usageError("tools", "--detail %q: use name, summary or full", detail)
+	}
+	if limit < 1 {
+		return a.usageError("tools", "--limit must be at least 1")
+	}
+	ws, err := a.openWith(app.OpenOptions{Dir: cf.dir, Config: cf.config})
+	if err != nil {
+		return a.configError("tools", err)
+	}
+	hits, err := ws.SearchTools(query, limit, detail == "full")
+	if err != nil {
+		if app.IsUsage(err) {
+			return a.usageError("tools", "%v", err)
+		}
+		return a.fail("tools", err)
+	}
+	if asJSON {
+		if hits == nil {
+			hits = []app.SearchHit{}
+		}
+		writeJSON(a.stdout, map[string]any{"query": query, "tools": hits})
+		return exitOK
+	}
+	fmt.Fprint(a.stdout, gateway.RenderSearch(hits, detail))
+	return exitOK
 }

@@ -138,3 +138,33 @@ type Caller interface {
 // ErrUnknownServer is wrapped by errors about a server name that no
 // configuration has.
 var ErrUnknownServer = errors.New("unknown server")
+
+// ErrDenied is wrapped by a Caller's error when a call was refused before
+// anything was sent (a person declined it, or a policy forbids it). The
+// runtime reports such a call as a "permission" error, not a transport
+// failure.
+var ErrDenied = errors.New("call denied")
+
+// Scope says whose code makes a call: the program's own ("" skill) or an
+// approved skill's, with the grant a person gave it.
+type Scope struct {
+	// Skill is the approved skill whose code makes the call; "" for the
+	// program itself.
+	Skill string `json:"skill,omitempty"`
+	// Write is the skill's grant to call tools that are not read-only.
+	Write bool `json:"write,omitempty"`
+}
+
+type scopeKey struct{}
+
+// WithScope returns ctx carrying the scope of the call made with it.
+func WithScope(ctx context.Context, s Scope) context.Context {
+	return context.WithValue(ctx, scopeKey{}, s)
+}
+
+// ScopeOf returns the scope a call's context carries; ok is false when it
+// carries none (treat it as the program's own code).
+func ScopeOf(ctx context.Context) (s Scope, ok bool) {
+	s, ok = ctx.Value(scopeKey{}).(Scope)
+	return s, ok
+}

@@ -1,0 +1,301 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/runtime"
+	"github.com/mcpcode/mcpcode/skills"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Names of the code tools.
+const (
+	toolSearch  = "search_tools"
+	toolRead    = "read"
+	toolExecute = "execute"
+	toolPropose = "propose_skill"
+)
+
+// codeToolNames are reserved: a skill of the same name is not served.
+var codeToolNames = map[string]bool{toolSearch: true, toolRead: true, toolExecute: true, toolPropose: true}
+
+func boolPtr(b bool) *bool { return &b }
+
+// runRecordSchema is execute's output schema: the run record, as
+// `mcpcode run --json` prints it.
+const runRecordSchema = `{"type":"object","properties":{
+"ok":{"type":"boolean","description":"whether the program finished without an error"},
+"result":{"description":"the program's result (its default export, or what its default-exported function returned)"},
+"logs":{"type":"array","items":{"type":"object","properties":{"level":{"type":"string"},"text":{"type":"string"}}}},
+"logsOmitted":{"type":"integer"},
+"error":{"type":"object","properties":{"kind":{"type":"string"},"message":{"type":"string"},"stack":{"type":"string"},"limit":{"type":"string"}}},
+"toolCalls":{"type":"array","items":{"type":"object"}},
+"stats":{"type":"object"}},"required":["ok"]}`
+
+func (g *Gateway) addCodeTools() {
+	g.server.AddTool(&mcp.Tool{
+		Name:  toolSearch,
+		Title: "Search the tools",
+		Description: "Finds the tools of the connected MCP servers that match a request, best first. " +
+			`detail "name" gives server.tool lines, "summary" (default) adds the first sentence and the import line, "full" the tool file's TypeScript.`,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{
+"query":{"type":"string","description":"what you want to do, in a few words"},
+"detail":{"type":"string","enum":["name","summary","full"],"description":"how much to show per tool (default summary)"},
+"limit":{"type":"integer","minimum":1,"maximum":50,"description":"most tools to return (default 5)"}},"required":["query"],"additionalProperties":false}`),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: boolPtr(false)},
+	}, g.handleSearch)
+	g.server.AddTool(&mcp.Tool{
+		Name:  toolRead,
+		Title: "Read a file of the tree",
+		Description: "Reads a file, or lists a directory, under servers/ (one TypeScript file per tool: servers/<server>/<tool>.ts; start with servers/README.md) " +
+			"or skills/ (approved skills).",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{
+"path":{"type":"string","description":"a path such as servers/README.md, servers/github or servers/github/createIssue.ts"}},"required":["path"],"additionalProperties":false}`),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: boolPtr(false)},
+	}, g.handleRead)
+	g.server.AddTool(&mcp.Tool{
+		Name:  toolExecute,
+		Title: "Run a TypeScript program",
+		Description: "Runs a TypeScript program in a sandbox. It imports tool functions from \"servers/<server>/<tool>\" and approved skills from \"skills/<name>\"; " +
+			"its console output and result (its default export) come back, nothing else: filter large data in the program. " +
+			"Calls to tools that change things may ask the user first.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{
+"code":{"type":"string","description":"the program (TypeScript); top-level await works"},
+"input":{"description":"JSON passed to a default-exported function"},
+"timeoutMs":{"type":"integer","minimum":1,"description":"wall-time limit of the run in milliseconds (at most the server's limit)"}},"required":["code"],"additionalProperties":false}`),
+		OutputSchema: json.RawMessage(runRecordSchema),
+		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: boolPtr(true), OpenWorldHint: boolPtr(true)},
+	}, g.handleExecute)
+	g.server.AddTool(&mcp.Tool{
+		Name:  toolPropose,
+		Title: "Propose a skill",
+		Description: "Proposes a program as a reusable skill. Nothing runs and nothing is granted: a person reviews the proposal and approves it; " +
+			"then it becomes a tool of its own. The program default-exports an async function of one input object.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{
+"name":{"type":"string","description":"lowercase letters, digits and hyphens, at most 64 characters"},
+"description":{"type":"string","description":"what it does and when to use it"},
+"code":{"type":"string","description":"the program (TypeScript)"},
+"rationale":{"type":"string","description":"why it is worth keeping"},
+"inputSchema":{"type":"object","description":"JSON Schema of the input object"}},"required":["name","description","code","rationale"],"additionalProperties":false}`),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: boolPtr(false), IdempotentHint: true, OpenWorldHint: boolPtr(false)},
+	}, g.handlePropose)
+}
+
+// decode reads a tool's arguments; a problem is a tool error the agent can
+// act on.
+func decode(req *mcp.CallToolRequest, v any) *mcp.CallToolResult {
+	args := req.Params.Arguments
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errorResult("invalid arguments: %v", err)
+	}
+	return nil
+}
+
+// errorResult is a failed tool call with its reason as text.
+func errorResult(format string, args ...any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, args...)}}}
+}
+
+func textResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+func (g *Gateway) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in struct {
+		Query  string `json:"query"`
+		Detail string `json:"detail"`
+		Limit  int    `json:"limit"`
+	}
+	if r := decode(req, &in); r != nil {
+		return r, nil
+	}
+	if in.Detail == "" {
+		in.Detail = "summary"
+	}
+	if in.Detail != "name" && in.Detail != "summary" && in.Detail != "full" {
+		return errorResult(`detail %q: use "name", "summary" or "full"`, in.Detail), nil
+	}
+	if in.Limit <= 0 {
+		in.Limit = 5
+	}
+	hits, err := g.ws.SearchTools(in.Query, min(in.Limit, 50), in.Detail == "full")
+	if err != nil {
+		return errorResult("%v", err), nil
+	}
+	return textResult(RenderSearch(hits, in.Detail)), nil
+}
+
+// RenderSearch shows search hits in one of the details of search_tools.
+func RenderSearch(hits []app.SearchHit, detail string) string {
+	if len(hits) == 0 {
+		return "No tool matches. Try other words, or read servers/README.md for the list of servers."
+	}
+	var b strings.Builder
+	for i, h := range hits {
+		switch detail {
+		case "name":
+			fmt.Fprintf(&b, "%s.%s\n", h.Server, h.Tool)
+		case "full":
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "// %s\n%s", h.File, h.Source)
+		default:
+			fmt.Fprintf(&b, "%s.%s — %s\n  %s\n", h.Server, h.Tool, h.Summary, h.Import)
+		}
+	}
+	return b.String()
+}
+
+func (g *Gateway) handleRead(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in struct {
+		Path string `json:"path"`
+	}
+	if r := decode(req, &in); r != nil {
+		return r, nil
+	}
+	content, entries, err := g.ws.ReadTree(in.Path)
+	if err != nil {
+		return errorResult("%v", err), nil
+	}
+	if entries == nil {
+		return textResult(string(content)), nil
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		if e.Dir {
+			fmt.Fprintf(&b, "%s/\n", e.Name)
+		} else {
+			fmt.Fprintf(&b, "%s\n", e.Name)
+		}
+	}
+	if len(entries) == 0 {
+		b.WriteString("(empty)\n")
+	}
+	return textResult(b.String()), nil
+}
+
+func (g *Gateway) handleExecute(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in struct {
+		Code      string          `json:"code"`
+		Input     json.RawMessage `json:"input"`
+		TimeoutMs int64           `json:"timeoutMs"`
+	}
+	if r := decode(req, &in); r != nil {
+		return r, nil
+	}
+	if strings.TrimSpace(in.Code) == "" {
+		return errorResult("code is empty: give a TypeScript program"), nil
+	}
+	return g.run(ctx, req.Session, app.RunRequest{Source: []byte(in.Code), Input: in.Input}, in.TimeoutMs)
+}
+
+// run runs a program or a skill for a client, with writes under the gate.
+func (g *Gateway) run(ctx context.Context, session *mcp.ServerSession, r app.RunRequest, timeoutMs int64) (*mcp.CallToolResult, error) {
+	lim := g.opts.Limits
+	ceiling := lim.Timeout
+	if ceiling <= 0 {
+		ceiling = runtime.DefaultLimits().Timeout
+	}
+	if timeoutMs > 0 {
+		lim.Timeout = min(time.Duration(timeoutMs)*time.Millisecond, ceiling)
+	}
+	r.Limits = lim
+	r.Isolation = g.opts.Isolation
+	r.Caller = newGate(g.pool, g.opts.ConfirmWrites, session)
+	res, err := g.ws.Run(ctx, r)
+	if err != nil {
+		return errorResult("%v", err), nil
+	}
+	return runResult(res), nil
+}
+
+// runResult turns a run into a tool result: the text is what the program
+// logged and returned (or its error), the structured content the record.
+func runResult(res *runtime.Result) *mcp.CallToolResult {
+	var b strings.Builder
+	for _, l := range res.Logs {
+		if l.Level != "log" && l.Level != "info" {
+			fmt.Fprintf(&b, "[%s] ", l.Level)
+		}
+		b.WriteString(l.Text)
+		b.WriteByte('\n')
+	}
+	if res.LogsOmitted > 0 {
+		fmt.Fprintf(&b, "[… %d more characters of output omitted]\n", res.LogsOmitted)
+	}
+	if res.OK && len(res.Result) > 0 && string(res.Result) != "null" {
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, res.Result, "", "  ") != nil {
+			pretty.Reset()
+			pretty.Write(res.Result)
+		}
+		b.WriteString(pretty.String())
+		b.WriteByte('\n')
+	}
+	if e := res.Error; e != nil {
+		fmt.Fprintf(&b, "%s error: %s\n", e.Kind, e.Message)
+		if e.Stack != "" && e.Stack != e.Message {
+			b.WriteString(e.Stack)
+			b.WriteByte('\n')
+		}
+	}
+	text := b.String()
+	if text == "" {
+		text = "(the program printed nothing and returned nothing)"
+	}
+	out := &mcp.CallToolResult{IsError: !res.OK, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	if raw, err := json.Marshal(res); err == nil {
+		out.StructuredContent = json.RawMessage(raw)
+	}
+	return out
+}
+
+func (g *Gateway) handlePropose(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Code        string          `json:"code"`
+		Rationale   string          `json:"rationale"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}
+	if r := decode(req, &in); r != nil {
+		return r, nil
+	}
+	res, err := g.ws.Propose(skills.ProposeOptions{Name: in.Name, Description: in.Description, Rationale: in.Rationale,
+		InputSchema: in.InputSchema, Program: []byte(in.Code)})
+	if err != nil {
+		return errorResult("the proposal was not recorded: %v", err), nil
+	}
+	p := res.Proposal
+	var b strings.Builder
+	verb := "Recorded"
+	if res.Replaced {
+		verb = "Replaced the pending proposal with"
+	}
+	fmt.Fprintf(&b, "%s the proposal %q. Nothing runs and nothing is granted until a person approves it", verb, p.Name)
+	fmt.Fprintf(&b, " (they review it with `mcpcode skills show %s` and approve it with `mcpcode skills approve %s`); then it becomes the tool %q.\n", p.Name, p.Name, p.Name)
+	var calls []string
+	for _, t := range p.Tools {
+		calls = append(calls, t.String())
+	}
+	if len(calls) > 0 {
+		fmt.Fprintf(&b, "It calls: %s\n", strings.Join(calls, ", "))
+	}
+	return textResult(b.String()), nil
+}
+
+// errSkillGone is reported for a skill tool whose skill disappeared.
+var errSkillGone = errors.New("this skill is no longer approved")

@@ -1,0 +1,188 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/mcpcode/mcpcode/internal/layout"
+	"github.com/mcpcode/mcpcode/skills"
+)
+
+// maxTreeFile bounds one file read from the tree.
+const maxTreeFile = 4 << 20
+
+// TreeEntry is one entry of a directory of the tree.
+type TreeEntry struct {
+	Name string `json:"name"`
+	Dir  bool   `json:"dir,omitempty"`
+	Size int64  `json:"size,omitempty"`
+}
+
+// ReadTree reads a file, or lists a directory, of the parts of the
+// workspace an agent may read: the generated tree (servers/...) and the
+// approved skills (skills/...). The path is workspace-relative with forward
+// slashes; anything else (other directories, hidden entries such as
+// skills/.proposals, a path or symlink that leads outside its part) is an
+// error that says what may be read.
+func (w *Workspace) ReadTree(p string) (content []byte, entries []TreeEntry, err error) {
+	part, rest, err := treePath(p)
+	if err != nil {
+		return nil, nil, usageErrorf(err)
+	}
+	root, err := os.OpenRoot(path.Join(w.Root, part))
+	if errors.Is(err, fs.ErrNotExist) {
+		if part == layout.ServersDir {
+			return nil, nil, usageErrorf(fmt.Errorf("there is no generated tree yet: run `mcpcode gen` first"))
+		}
+		return nil, nil, usageErrorf(fmt.Errorf("no %s: there are no approved skills yet", p))
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	defer root.Close()
+	f, err := root.Open(rest)
+	if err != nil {
+		return nil, nil, usageErrorf(fmt.Errorf("cannot read %s: %w", p, unwrapPath(err)))
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !st.IsDir() {
+		if st.Size() > maxTreeFile {
+			return nil, nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit of one read", p, st.Size(), maxTreeFile)
+		}
+		data, err := io.ReadAll(io.LimitReader(f, maxTreeFile+1))
+		return data, nil, err
+	}
+	list, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, nil, err
+	}
+	entries = []TreeEntry{}
+	for _, e := range list {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		te := TreeEntry{Name: e.Name(), Dir: e.IsDir()}
+		if info, err := e.Info(); err == nil && !e.IsDir() {
+			te.Size = info.Size()
+		}
+		entries = append(entries, te)
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
+	return nil, entries, nil
+}
+
+// treePath splits a readable path into its part (servers or skills) and
+// the rest inside it.
+func treePath(p string) (part, rest string, err error) {
+	trimmed := strings.TrimSuffix(strings.TrimPrefix(p, "./"), "/")
+	if trimmed == "" {
+		return "", "", fmt.Errorf("give a path under %s/ or %s/ (for example servers/README.md)", layout.ServersDir, layout.SkillsDir)
+	}
+	segs := strings.Split(trimmed, "/")
+	for _, seg := range segs {
+		if seg == "" || seg == "." || seg == ".." || strings.ContainsAny(seg, "\\\x00") {
+			return "", "", fmt.Errorf("%q is not a plain path: write it relative to the workspace, without . or .. segments (for example servers/README.md)", p)
+		}
+	}
+	if segs[0] != layout.ServersDir && segs[0] != layout.SkillsDir {
+		return "", "", fmt.Errorf("%q is outside what can be read: only %s/ (the generated tree) and %s/ (approved skills)", p, layout.ServersDir, layout.SkillsDir)
+	}
+	for _, seg := range segs[1:] {
+		if strings.HasPrefix(seg, ".") {
+			return "", "", fmt.Errorf("%q is hidden: pending and dismissed proposals are not readable until a person approves them", p)
+		}
+	}
+	rest = strings.Join(segs[1:], "/")
+	if rest == "" {
+		rest = "."
+	}
+	return segs[0], rest, nil
+}
+
+// unwrapPath drops the *PathError's operation and path, which name the
+// host's directories.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// TreeFiles lists every readable file (see ReadTree), workspace-relative,
+// sorted: what the gateway offers as resources.
+func (w *Workspace) TreeFiles() ([]string, error) {
+	var out []string
+	for _, part := range []string{layout.ServersDir, layout.SkillsDir} {
+		root, err := os.OpenRoot(path.Join(w.Root, part))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if p != "." && strings.HasPrefix(d.Name(), ".") {
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if d.Type().IsRegular() {
+				out = append(out, part+"/"+p)
+			}
+			return nil
+		})
+		root.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// SkillTool is an approved skill as a tool of the gateway.
+type SkillTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	// Write is true when a person granted the skill calls to tools that
+	// are not read-only.
+	Write bool `json:"write"`
+}
+
+// SkillTools returns the approved skills that can run, sorted by name;
+// skills with a problem (unreadable SKILL.md) are left out.
+func (w *Workspace) SkillTools() ([]SkillTool, error) {
+	entries, err := w.ListSkills()
+	if err != nil {
+		return nil, err
+	}
+	var out []SkillTool
+	for _, e := range entries {
+		if e.Status != skills.StatusApproved || e.Problem != "" {
+			continue
+		}
+		schema, err := os.ReadFile(path.Join(w.Skills(), e.Name, "input.schema.json"))
+		if err != nil || !json.Valid(schema) {
+			schema = json.RawMessage(`{"type":"object"}`)
+		}
+		out = append(out, SkillTool{Name: e.Name, Description: e.Description, InputSchema: schema, Write: e.Write})
+	}
+	return out, nil
+}

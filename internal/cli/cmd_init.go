@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mcpcode/mcpcode/internal/app"
+)
+
+func cmdInit(a *cli, args []string) int {
+	fs := a.flags("init", "[--dir WORKSPACE] [--from claude-desktop|cursor|claude-code|vscode|FILE] [--json]",
+		"Makes a workspace: mcp.json (with --from, the MCP servers of a host's configuration, each entry\n"+
+			"unchanged in meaning: variables stay ${VAR}), AGENTS.md (how an agent uses the tree, runs programs\n"+
+			"and proposes skills), a CLAUDE.md that points to it, and a .gitignore for .mcpcode/. Files that exist\n"+
+			"are kept; an import adds only servers mcp.json does not have. Prints the snippet that adds\n"+
+			"`mcpcode serve` to the host.")
+	dir := fs.String("dir", "", "the workspace to create (default: the current directory)")
+	from := fs.String("from", "", "import the servers of this host (claude-desktop, cursor, claude-code, vscode) or of this file")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	rest, code, ok := parse(fs, args)
+	if !ok {
+		return code
+	}
+	if len(rest) > 0 {
+		return a.usageError("init", "unexpected argument %q", rest[0])
+	}
+	home, _ := os.UserHomeDir()
+	binary, err := os.Executable()
+	if err != nil || strings.Contains(binary, "go-build") {
+		binary = "mcpcode"
+	}
+	rep, err := a.app.Init(app.InitOptions{Dir: *dir, From: *from, Home: home, Binary: binary})
+	if err != nil {
+		if app.IsUsage(err) {
+			return a.usageError("init", "%v", err)
+		}
+		return a.fail("init", err)
+	}
+	if *asJSON {
+		writeJSON(a.stdout, rep)
+		return exitOK
+	}
+	fmt.Fprintf(a.stdout, "Workspace %s\n", rep.Root)
+	if rep.Source != "" {
+		if len(rep.Imported) == 0 {
+			fmt.Fprintf(a.stdout, "  imported no new server from %s\n", rep.Source)
+		} else {
+			fmt.Fprintf(a.stdout, "  imported %s from %s: %s\n", plural(len(rep.Imported), "server"), rep.Source, strings.Join(rep.Imported, ", "))
+		}
+	}
+	if len(rep.Written) > 0 {
+		fmt.Fprintf(a.stdout, "  wrote %s\n", strings.Join(rep.Written, ", "))
+	}
+	if len(rep.Kept) > 0 {
+		fmt.Fprintf(a.stdout, "  kept %s as they were\n", strings.Join(rep.Kept, ", "))
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(a.stdout, "  note: %s\n", n)
+	}
+	fmt.Fprintf(a.stdout, "\nNext: mcpcode gen --dir %s\n\n%s", rep.Root, rep.Snippet)
+	return exitOK
+}
