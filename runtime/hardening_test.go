@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/mcpcode/mcpcode/internal/mcptool"
 )
 
 // resultString decodes a run's result as a string.
@@ -36,7 +34,7 @@ func TestOutputIsBounded(t *testing.T) {
 	})
 	t.Run("a result over 4 MiB", func(t *testing.T) {
 		res := runSource(t, `export default "x".repeat(4 * 1024 * 1024 + 1);`, RunOptions{})
-		if res.OK || res.Error == nil || res.Error.Kind != KindLimit || res.Error.Limit != LimitOutput {
+		if res.OK || res.Error == nil || res.Error.Kind != KindLimit || res.Error.Limit != LimitResultSize {
 			t.Fatalf("error = %+v, want the output limit", res.Error)
 		}
 		if !strings.Contains(res.Error.Message, "the program's result is 4.0 MiB of JSON, over the limit of 4 MiB: return less") || string(res.Result) != "null" {
@@ -60,42 +58,6 @@ func TestTruncateTextKeepsCharacters(t *testing.T) {
 	got := truncateText(s, 5)
 	if !strings.HasPrefix(got, "éé...") || !strings.Contains(got, "[mcpcode: 16 more bytes omitted]") {
 		t.Errorf("truncateText = %q", got)
-	}
-}
-
-func TestWorkerMessagesAreBounded(t *testing.T) {
-	old := maxWireMessage
-	maxWireMessage = 1 << 20
-	t.Cleanup(func() { maxWireMessage = old })
-	pool := NewWorkerPool(WorkerOptions{Command: testWorkerCommand("flood")})
-	defer pool.Close()
-	ws := newWorkspace(t, nil)
-	res := pool.Run(t.Context(), bundleSource(t, ws, normalProgram), RunOptions{Workspace: ws, Caller: newFakeCaller(), Limits: Limits{Timeout: guard}})
-	if res.Error == nil || res.Error.Kind != KindCrashed || !strings.Contains(res.Error.Message, "the worker process sent a message of more than 1 MiB") {
-		t.Fatalf("error = %+v, want the oversized message reported", res.Error)
-	}
-}
-
-// TestWorkerIsNotTrusted runs a worker that relays more calls than its
-// limit and reports calls that never happened.
-func TestWorkerIsNotTrusted(t *testing.T) {
-	pool := NewWorkerPool(WorkerOptions{Command: testWorkerCommand("rogue")})
-	defer pool.Close()
-	ws := newWorkspace(t, nil)
-	fc := newFakeCaller()
-	res := pool.Run(t.Context(), bundleSource(t, ws, normalProgram), RunOptions{Workspace: ws, Caller: fc, Limits: Limits{MaxToolCalls: 2, Timeout: guard}})
-	if n := len(fc.callList()); n != 2 {
-		t.Errorf("upstream received %d calls, want the limit of 2", n)
-	}
-	if len(res.ToolCalls) != 2 || res.ToolCalls[0].Tool != "getDocument" || res.Stats.ToolCalls != 2 {
-		t.Errorf("ToolCalls = %+v, Stats = %+v; want the parent's record of 2 relayed calls", res.ToolCalls, res.Stats)
-	}
-	var want int64
-	for range 2 {
-		want += resultBytes(&mcptool.Result{Content: textResult(`{"title":"Doc d","content":"Content of d"}`).Content, StructuredContent: obj(`{"title":"Doc d","content":"Content of d"}`)})
-	}
-	if res.Stats.BytesFromTools != want {
-		t.Errorf("BytesFromTools = %d, want %d", res.Stats.BytesFromTools, want)
 	}
 }
 
@@ -407,13 +369,9 @@ func TestDeeplyNestedResult(t *testing.T) {
 			t.Errorf("the Result cannot be encoded: %v", err)
 		}
 	}
+	// runtime/worker's TestWorkerDeeplyNestedResult checks the same in a
+	// worker process.
 	t.Run("in process", func(t *testing.T) { check(t, runSource(t, src, RunOptions{})) })
-	t.Run("worker", func(t *testing.T) {
-		pool := NewWorkerPool(WorkerOptions{Command: testWorkerCommand()})
-		defer pool.Close()
-		ws := newWorkspace(t, nil)
-		check(t, pool.Run(t.Context(), bundleSource(t, ws, src), RunOptions{Workspace: ws, Limits: Limits{Memory: 64 << 20, Timeout: guard}}))
-	})
 }
 
 func TestWorkspaceQuotaChargesEntries(t *testing.T) {

@@ -169,7 +169,7 @@ func TestLimitMessages(t *testing.T) {
 			t.Errorf("limitMessage(%s) = %q, want %q", tt.limit, got, tt.want)
 		}
 	}
-	if got := (Limits{}).withDefaults(); got != DefaultLimits() {
+	if got := (Limits{}).WithDefaults(); got != DefaultLimits() {
 		t.Errorf("zero limits with defaults = %+v, want %+v", got, DefaultLimits())
 	}
 	if !slices.Equal([]string{formatBytes(1536), formatBytes(3 << 30), formatBytes(100)}, []string{"1536 bytes", "3 GiB", "100 bytes"}) {

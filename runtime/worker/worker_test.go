@@ -275,16 +275,35 @@ func TestWorkerPoolClosed(t *testing.T) {
 	}
 }
 
+// entryPoints are the pool's two ways to run a program: bundled in the
+// worker (Run) and bundled before, here, as trusted source (RunProgram).
+// The parent's checks of what the worker sends back hold for both.
+var entryPoints = []struct {
+	name string
+	run  func(t *testing.T, p *Pool, ws, src string, r runtime.RunOptions) *runtime.Result
+}{
+	{"Run", func(t *testing.T, p *Pool, ws, src string, r runtime.RunOptions) *runtime.Result {
+		return p.Run(t.Context(), source(ws, src), r)
+	}},
+	{"RunProgram", func(t *testing.T, p *Pool, ws, src string, r runtime.RunOptions) *runtime.Result {
+		return p.RunProgram(t.Context(), bundleSource(t, ws, src), r)
+	}},
+}
+
 func TestWorkerMessagesAreBounded(t *testing.T) {
 	// Not parallel: it lowers the bound for the whole process.
 	old := maxWireMessage
 	maxWireMessage = 1 << 20
 	t.Cleanup(func() { maxWireMessage = old })
-	pool := newPool(t, Options{Command: testWorkerCommand("flood")})
-	ws := newWorkspace(t, nil)
-	res := pool.Run(t.Context(), source(ws, normalProgram), runtime.RunOptions{Workspace: ws, Caller: newFakeCaller(), Limits: runtime.Limits{Timeout: guard}})
-	if res.Error == nil || res.Error.Kind != runtime.KindCrashed || !strings.Contains(res.Error.Message, "the worker process sent a message of more than 1 MiB") {
-		t.Fatalf("error = %+v, want the oversized message reported", res.Error)
+	for _, ep := range entryPoints {
+		t.Run(ep.name, func(t *testing.T) {
+			pool := newPool(t, Options{Command: testWorkerCommand("flood")})
+			ws := newWorkspace(t, nil)
+			res := ep.run(t, pool, ws, normalProgram, runtime.RunOptions{Workspace: ws, Caller: newFakeCaller(), Limits: runtime.Limits{Timeout: guard}})
+			if res.Error == nil || res.Error.Kind != runtime.KindCrashed || !strings.Contains(res.Error.Message, "the worker process sent a message of more than 1 MiB") {
+				t.Fatalf("error = %+v, want the oversized message reported", res.Error)
+			}
+		})
 	}
 }
 
@@ -292,25 +311,30 @@ func TestWorkerMessagesAreBounded(t *testing.T) {
 // limit and reports calls that never happened, with an oversized error.
 func TestWorkerIsNotTrusted(t *testing.T) {
 	t.Parallel()
-	pool := newPool(t, Options{Command: testWorkerCommand("rogue")})
-	ws := newWorkspace(t, nil)
-	fc := newFakeCaller()
-	res := pool.Run(t.Context(), source(ws, normalProgram), runtime.RunOptions{Workspace: ws, Caller: fc, Limits: runtime.Limits{MaxToolCalls: 2, Timeout: guard}})
-	if n := len(fc.callList()); n != 2 {
-		t.Errorf("upstream received %d calls, want the limit of 2", n)
-	}
-	if len(res.ToolCalls) != 2 || res.ToolCalls[0].Tool != "getDocument" || res.Stats.ToolCalls != 2 {
-		t.Errorf("ToolCalls = %+v, Stats = %+v; want the parent's record of 2 relayed calls", res.ToolCalls, res.Stats)
-	}
-	var want int64
-	for range 2 {
-		want += resultBytes(&mcptool.Result{Content: textResult(`{"title":"Doc d","content":"Content of d"}`).Content, StructuredContent: obj(`{"title":"Doc d","content":"Content of d"}`)})
-	}
-	if res.Stats.BytesFromTools != want {
-		t.Errorf("BytesFromTools = %d, want %d", res.Stats.BytesFromTools, want)
-	}
-	if res.Error == nil || len(res.Error.Message) > maxErrorText+100 || len(res.Error.Stack) > maxErrorText+100 || !strings.Contains(res.Error.Message, "more bytes omitted]") {
-		t.Errorf("error message %d bytes, stack %d bytes; want both cut to about %d", len(res.Error.Message), len(res.Error.Stack), maxErrorText)
+	for _, ep := range entryPoints {
+		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
+			pool := newPool(t, Options{Command: testWorkerCommand("rogue")})
+			ws := newWorkspace(t, nil)
+			fc := newFakeCaller()
+			res := ep.run(t, pool, ws, normalProgram, runtime.RunOptions{Workspace: ws, Caller: fc, Limits: runtime.Limits{MaxToolCalls: 2, Timeout: guard}})
+			if n := len(fc.callList()); n != 2 {
+				t.Errorf("upstream received %d calls, want the limit of 2", n)
+			}
+			if len(res.ToolCalls) != 2 || res.ToolCalls[0].Tool != "getDocument" || res.Stats.ToolCalls != 2 {
+				t.Errorf("ToolCalls = %+v, Stats = %+v; want the parent's record of 2 relayed calls", res.ToolCalls, res.Stats)
+			}
+			var want int64
+			for range 2 {
+				want += resultBytes(&mcptool.Result{Content: textResult(`{"title":"Doc d","content":"Content of d"}`).Content, StructuredContent: obj(`{"title":"Doc d","content":"Content of d"}`)})
+			}
+			if res.Stats.BytesFromTools != want {
+				t.Errorf("BytesFromTools = %d, want %d", res.Stats.BytesFromTools, want)
+			}
+			if res.Error == nil || len(res.Error.Message) > maxErrorText+100 || len(res.Error.Stack) > maxErrorText+100 || !strings.Contains(res.Error.Message, "more bytes omitted]") {
+				t.Errorf("error message %d bytes, stack %d bytes; want both cut to about %d", len(res.Error.Message), len(res.Error.Stack), maxErrorText)
+			}
+		})
 	}
 }
 
@@ -320,13 +344,18 @@ func TestWorkerDeeplyNestedResult(t *testing.T) {
 	t.Parallel()
 	const src = `let v: any = 1; for (let i = 0; i < 10001; i++) v = [v]; export default v;`
 	const msg = "the program's result cannot be returned: its JSON nests more than 10000 levels deep: return a flatter value"
-	pool := newPool(t, Options{Command: testWorkerCommand()})
-	ws := newWorkspace(t, nil)
-	res := pool.Run(t.Context(), source(ws, src), runtime.RunOptions{Workspace: ws, Limits: runtime.Limits{Memory: 64 << 20, Timeout: guard}})
-	if res.Error == nil || res.Error.Kind != runtime.KindRuntime || res.Error.Message != msg {
-		t.Fatalf("error = %+v, want %q", res.Error, msg)
-	}
-	if _, err := json.Marshal(res); err != nil {
-		t.Errorf("the Result cannot be encoded: %v", err)
+	for _, ep := range entryPoints {
+		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
+			pool := newPool(t, Options{Command: testWorkerCommand()})
+			ws := newWorkspace(t, nil)
+			res := ep.run(t, pool, ws, src, runtime.RunOptions{Workspace: ws, Limits: runtime.Limits{Memory: 64 << 20, Timeout: guard}})
+			if res.Error == nil || res.Error.Kind != runtime.KindRuntime || res.Error.Message != msg {
+				t.Fatalf("error = %+v, want %q", res.Error, msg)
+			}
+			if _, err := json.Marshal(res); err != nil {
+				t.Errorf("the Result cannot be encoded: %v", err)
+			}
+		})
 	}
 }
