@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpcode/mcpcode/internal/app"
@@ -70,6 +71,10 @@ type Gateway struct {
 	server *mcp.Server
 	pool   *servers.Pool
 	log    *slog.Logger
+
+	// stateless is set when the gateway is served over stateless HTTP,
+	// where it cannot send requests (elicitation) to clients.
+	stateless atomic.Bool
 
 	mu         sync.Mutex
 	skillTools map[string]string // tool name → fingerprint of what was registered

@@ -33,7 +33,13 @@ func (u *upstreamCalls) count(name string) int {
 
 // demoWorkspace is a workspace over the in-process demo servers with its
 // tree generated.
-func demoWorkspace(t *testing.T) (*app.Workspace, *upstreamCalls) {
+func demoWorkspace(t testing.TB) (*app.Workspace, *upstreamCalls) {
+	t.Helper()
+	return demoWorkspaceWith(t, &app.App{})
+}
+
+// demoWorkspaceWith is demoWorkspace with the given app (its Dial is set).
+func demoWorkspaceWith(t testing.TB, a *app.App) (*app.Workspace, *upstreamCalls) {
 	t.Helper()
 	calls := &upstreamCalls{n: map[string]int{}}
 	dial := func(ctx context.Context, cfg servers.ServerConfig) (mcp.Transport, error) {
@@ -59,7 +65,7 @@ func demoWorkspace(t *testing.T) (*app.Workspace, *upstreamCalls) {
 	if err := os.WriteFile(filepath.Join(dir, "mcp.json"), app.DemoConfig("unused"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a := &app.App{Dial: dial}
+	a.Dial = dial
 	ws, err := a.Open(app.OpenOptions{Dir: dir, RequireConfig: true})
 	if err != nil {
 		t.Fatal(err)

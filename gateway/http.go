@@ -32,6 +32,9 @@ func (g *Gateway) HTTPHandler(o HTTPOptions) http.Handler {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 4 << 20
 	}
+	if o.Stateless {
+		g.stateless.Store(true)
+	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, &mcp.StreamableHTTPOptions{
 		Stateless:           o.Stateless,
 		MaxRequestBodyBytes: o.MaxBodyBytes,

@@ -214,6 +214,9 @@ func (g *Gateway) run(ctx context.Context, session *mcp.ServerSession, r app.Run
 	}
 	r.Limits = lim
 	r.Isolation = g.opts.Isolation
+	if g.stateless.Load() {
+		session = nil // a stateless connection cannot be asked anything
+	}
 	r.Caller = newGate(g.pool, g.opts.ConfirmWrites, session)
 	res, err := g.ws.Run(ctx, r)
 	if err != nil {
