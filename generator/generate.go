@@ -18,9 +18,10 @@ type Server struct {
 
 // ServerInfo is the serverInfo an upstream server sent in initialize.
 type ServerInfo struct {
-	Name    string `json:"name,omitempty"`
-	Title   string `json:"title,omitempty"`
-	Version string `json:"version,omitempty"`
+	Name        string `json:"name,omitempty"`
+	Title       string `json:"title,omitempty"`
+	Version     string `json:"version,omitempty"`
+	Description string `json:"description,omitempty"` // serverInfo.description (MCP 2025-11-25)
 }
 
 // File is one generated file. Path is slash-separated and relative to the
@@ -45,13 +46,32 @@ func (w Warning) String() string {
 }
 
 // Plan is the result of [Generate]: the files to write (sorted by path),
-// the warnings, and the manifest describing the whole tree, kept servers
-// included. Apply it with [Write].
+// the warnings, the metadata lint's findings, and the manifest describing
+// the whole tree, kept servers included. Apply it with [Write].
 type Plan struct {
 	Files    []File
 	Warnings []Warning
+	// Findings are the metadata lint's findings (see [Lint]) on the
+	// servers generated now, sorted by server and tool. Each server's are
+	// also in its manifest entry (ServerEntry.Findings), which kept servers
+	// carry over, and in its README.md line and tool doc comments.
+	Findings []Finding
 	Manifest Manifest
 	Kept     []string // names of the servers kept as they were (Options.Kept), sorted
+}
+
+// ServersWithFindings returns the names of the servers generated now that
+// have metadata lint findings of SeverityWarning (or, with notices, of any
+// severity), sorted. `gen --strict-metadata` refuses the servers
+// ServersWithFindings(false) returns.
+func (p *Plan) ServersWithFindings(notices bool) []string {
+	var out []string
+	for _, f := range p.Findings {
+		if (notices || f.Severity == SeverityWarning) && (len(out) == 0 || out[len(out)-1] != f.Server) {
+			out = append(out, f.Server)
+		}
+	}
+	return out
 }
 
 // Options tune [Generate].
@@ -99,10 +119,23 @@ func Generate(servers []Server, opts Options) (*Plan, error) {
 
 	plan := &Plan{Manifest: Manifest{Version: ManifestVersion}}
 	entries := append([]ServerEntry(nil), opts.Kept...)
+	parsed := make([][]*parsedTool, len(servers))
+	parseWarnings := make([][]Warning, len(servers))
+	for i := range servers {
+		parsed[i], parseWarnings[i] = parseServerTools(&servers[i])
+	}
+	plan.Findings = lintParsed(servers, parsed, opts.Kept)
 	for _, i := range order {
 		dir := uniqueDir(dirName(servers[i].Name), taken)
-		files, entry, warnings := generateServer(&servers[i], dir)
+		var findings []Finding
+		for _, f := range plan.Findings {
+			if f.Server == servers[i].Name {
+				findings = append(findings, f)
+			}
+		}
+		files, entry, warnings := generateServer(&servers[i], dir, parsed[i], findings)
 		plan.Files = append(plan.Files, files...)
+		plan.Warnings = append(plan.Warnings, parseWarnings[i]...)
 		plan.Warnings = append(plan.Warnings, warnings...)
 		entries = append(entries, entry)
 	}
@@ -154,8 +187,9 @@ func uniqueDir(dir string, taken map[string]bool) string {
 	return candidate
 }
 
-// generateServer renders one server's directory.
-func generateServer(s *Server, dir string) ([]File, ServerEntry, []Warning) {
+// parseServerTools parses a server's raw tools, skipping (with a warning)
+// the ones that cannot be generated and repeats of a name.
+func parseServerTools(s *Server) ([]*parsedTool, []Warning) {
 	var warnings []Warning
 	warn := func(tool string, msgs ...string) {
 		for _, m := range msgs {
@@ -178,6 +212,23 @@ func generateServer(s *Server, dir string) ([]File, ServerEntry, []Warning) {
 		warn(t.Name, msgs...)
 		tools = append(tools, &t)
 	}
+	return tools, warnings
+}
+
+// generateServer renders one server's directory from its parsed tools and
+// its lint findings.
+func generateServer(s *Server, dir string, tools []*parsedTool, findings []Finding) ([]File, ServerEntry, []Warning) {
+	var warnings []Warning
+	warn := func(tool string, msgs ...string) {
+		for _, m := range msgs {
+			warnings = append(warnings, Warning{Server: s.Name, Tool: tool, Message: m})
+		}
+	}
+	tools = append([]*parsedTool(nil), tools...)
+	byTool := map[string][]Finding{}
+	for _, f := range findings {
+		byTool[f.Tool] = append(byTool[f.Tool], f)
+	}
 
 	toolNames := make([]string, len(tools))
 	for i, t := range tools {
@@ -193,12 +244,13 @@ func generateServer(s *Server, dir string) ([]File, ServerEntry, []Warning) {
 		Instructions: s.Instructions,
 		ToolCount:    len(tools),
 		Tools:        []ToolEntry{},
+		Findings:     findings,
 	}
 	var files []File
 	var index []indexEntry
 	for _, t := range tools {
 		n := assigned[t.Name]
-		content, msgs := renderTool(s, t, n)
+		content, msgs := renderTool(s, t, n, byTool[t.Name])
 		warn(t.Name, msgs...)
 		path := dir + "/" + n.Function + ".ts"
 		files = append(files, File{path, content})
@@ -211,7 +263,7 @@ func generateServer(s *Server, dir string) ([]File, ServerEntry, []Warning) {
 			Hints:           t.Hints,
 			HasOutputSchema: t.output != nil,
 		})
-		index = append(index, indexEntry{function: n.Function, typ: n.Type, summary: toolSummary(t), hasOutput: t.output != nil})
+		index = append(index, indexEntry{function: n.Function, typ: n.Type, summary: toolSummary(t), hasOutput: t.output != nil, lint: warningKinds(byTool[t.Name])})
 	}
 	files = append(files, File{dir + "/index.ts", renderIndex(s, index)})
 	for _, f := range files {

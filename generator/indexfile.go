@@ -10,6 +10,7 @@ type indexEntry struct {
 	function, typ string
 	summary       string // first sentence of the description, or the title
 	hasOutput     bool
+	lint          []string // kinds of metadata lint findings of SeverityWarning
 }
 
 // renderIndex returns a server's index.ts: a header with the server's name,
@@ -40,6 +41,9 @@ func renderIndex(server *Server, entries []indexEntry) []byte {
 	}
 	for _, e := range entries {
 		sb.WriteString("\n")
+		if len(e.lint) > 0 {
+			sb.WriteString("// WARNING (mcpcode metadata lint: " + strings.Join(e.lint, ", ") + "): read it in " + e.function + ".ts before using this tool.\n")
+		}
 		if e.summary != "" {
 			sb.WriteString("// " + e.summary + "\n")
 		}

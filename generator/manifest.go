@@ -32,6 +32,9 @@ type ServerEntry struct {
 	ToolCount    int         `json:"toolCount"`
 	Tools        []ToolEntry `json:"tools"` // sorted by Function
 	Files        []string    `json:"files"` // every file of this server gen owns, sorted
+	// Findings are the metadata lint's findings on this server's tools
+	// when it was generated (see [Lint]), sorted by tool.
+	Findings []Finding `json:"findings,omitempty"`
 }
 
 // ToolEntry is one tool of a server. Hints are nil when the server did not

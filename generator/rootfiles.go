@@ -2,6 +2,7 @@ package generator
 
 import (
 	_ "embed"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -66,6 +67,12 @@ func renderReadme(entries []ServerEntry) []byte {
 		if about := aboutServer(&e); about != "" {
 			line += ". " + about
 		}
+		if w := lintSummary(&e); w != "" {
+			if !strings.HasSuffix(line, ".") {
+				line += "."
+			}
+			line += " " + w
+		}
 		sb.WriteString(line + "\n")
 		if !found && len(e.Tools) > 0 {
 			found = true
@@ -112,12 +119,13 @@ func pluralTools(n int) string {
 	return strconv.Itoa(n) + " tools"
 }
 
-// aboutServer is the first line of the instructions, else the server's title or name.
+// aboutServer is the server's description, else its title, else its name,
+// with the version: one line of plain text (see plainLine). The
+// instructions are not used: they are written for the model (and often start
+// with a Markdown heading), and index.ts shows them in full.
 func aboutServer(e *ServerEntry) string {
-	for _, l := range strings.Split(strings.ReplaceAll(e.Instructions, "\r", "\n"), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			return oneLine(l, 100)
-		}
+	if d := plainLine(e.Info.Description, 160); d != "" {
+		return d
 	}
 	about := e.Info.Title
 	if about == "" {
@@ -126,5 +134,35 @@ func aboutServer(e *ServerEntry) string {
 	if about != "" && e.Info.Version != "" {
 		about += " " + e.Info.Version
 	}
-	return oneLine(about, 100)
+	return plainLine(about, 100)
+}
+
+// lintSummary is what the README says about a server's metadata lint
+// findings: how many, of which kinds, and which tool files carry the warning.
+func lintSummary(e *ServerEntry) string {
+	if len(e.Findings) == 0 {
+		return ""
+	}
+	kinds := lintKinds(e.Findings)
+	var files []string
+	for _, f := range e.Findings {
+		file := f.Tool
+		if t, ok := e.Tool(f.Tool); ok {
+			file = t.Function + ".ts"
+		}
+		if !slices.Contains(files, file) {
+			files = append(files, file)
+		}
+	}
+	slices.Sort(files)
+	const maxFiles = 6
+	list := strings.Join(files, ", ")
+	if len(files) > maxFiles {
+		list = strings.Join(files[:maxFiles], ", ") + " and " + strconv.Itoa(len(files)-maxFiles) + " more"
+	}
+	n := "1 finding"
+	if len(e.Findings) != 1 {
+		n = strconv.Itoa(len(e.Findings)) + " findings"
+	}
+	return plainLine(lintLabel(e.Findings)+" (metadata lint): "+n+" ("+strings.Join(kinds, ", ")+") in "+list+"; read it there before relying on those tools.", 400)
 }

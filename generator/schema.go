@@ -29,7 +29,7 @@ type typeScope struct {
 
 func newTypeScope(reserved ...string) *typeScope {
 	s := &typeScope{used: map[string]bool{}, byName: map[string]*namedType{}}
-	for _, n := range append(reserved, "ToolResult", "Promise", "Array") {
+	for _, n := range append(reserved, "ToolResult", "Promise", "Array", "Object", "integer") {
 		s.used[n] = true
 	}
 	return s
@@ -60,6 +60,7 @@ type namedType struct {
 type converter struct {
 	scope    *typeScope
 	prefix   string // type name prefix of the tool, e.g. "GetDocument"
+	input    bool   // converting an inputSchema: defaults make properties optional
 	root     *value
 	byNode   map[*value]*namedType
 	refs     map[string]refResult
@@ -173,10 +174,25 @@ func (c *converter) convert(s *value, depth int) tsType {
 	for _, key := range []string{"anyOf", "oneOf"} {
 		if list := c.schemaList(s, key); list != nil {
 			members := make([]tsType, len(list))
+			docs := make([][]string, len(list))
+			parentDesc := strings.TrimSpace(s.getString("description"))
 			for i, m := range list {
 				members[i] = c.convert(m, depth+1)
+				docs[i] = branchDoc(m, parentDesc)
 			}
-			parts = append(parts, unionOf(members...))
+			u := unionWithDocs(members, docs)
+			if _, ok := u.(tsUnion); !ok {
+				// The branches collapsed into one type: their docs go to
+				// the enclosing doc comment.
+				for _, d := range docs {
+					for _, line := range d {
+						if line != "" {
+							c.note("%s", line)
+						}
+					}
+				}
+			}
+			parts = append(parts, u)
 		}
 	}
 	for _, m := range c.schemaList(s, "allOf") {
@@ -253,8 +269,12 @@ func (c *converter) typeOfKind(s *value, kind string, depth int) tsType {
 	switch kind {
 	case "string":
 		return tsName{"string"}
-	case "number", "integer":
+	case "number":
 		return tsName{"number"}
+	case "integer":
+		// The alias integer = number, from mcpcode:runtime, keeps the
+		// meaning in the type without making callers cast (see toolfile.go).
+		return tsInteger
 	case "boolean":
 		return tsName{"boolean"}
 	case "null":

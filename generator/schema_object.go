@@ -24,7 +24,14 @@ func (c *converter) object(s *value, depth int) tsType {
 			for _, m := range props.members {
 				t, doc := c.property(m.val, m.key, depth)
 				seen[m.key] = true
-				o.props = append(o.props, tsProp{name: m.key, optional: !required[m.key], typ: t, doc: doc})
+				optional := !required[m.key]
+				if !optional && c.input && m.val.isObject() && m.val.has("default") {
+					// The server fills in the default (its @default is in
+					// the doc), so a caller may leave the property out.
+					optional = true
+				}
+				t, doc = protoSafe(m.key, optional, t, doc)
+				o.props = append(o.props, tsProp{name: m.key, optional: optional, typ: t, doc: doc})
 			}
 		}
 	}
@@ -71,7 +78,7 @@ func widenIndex(index tsType, props []tsProp) tsType {
 	}
 	members := []tsType{index}
 	for _, p := range props {
-		members = append(members, p.typ)
+		members = append(members, stripDocs(p.typ))
 		if p.optional {
 			members = append(members, tsName{"undefined"})
 		}
@@ -133,4 +140,31 @@ func (c *converter) array(s *value, depth int) tsType {
 		tuple.rest = c.element(rest, depth)
 	}
 	return tuple
+}
+
+// objectMembers are the members every object inherits from Object.prototype
+// that TypeScript's Object interface declares. An optional property with one
+// of these names would make "{}" (and every object literal without it)
+// unassignable: the literal's inherited member is checked against the
+// property's type.
+var objectMembers = map[string]bool{
+	"constructor": true, "toString": true, "toLocaleString": true, "valueOf": true,
+	"hasOwnProperty": true, "isPrototypeOf": true, "propertyIsEnumerable": true,
+}
+
+// protoSafe types a property whose name is an Object.prototype member so
+// that it is sound and callers can still omit it: when optional, its type
+// also admits the inherited member (Object["constructor"], …), which is what
+// reading it gives when the object lacks it. A property named __proto__
+// keeps its type and gets a note: a plain __proto__ key in an object
+// literal sets the prototype instead of creating the property.
+func protoSafe(name string, optional bool, t tsType, doc []string) (tsType, []string) {
+	switch {
+	case name == "__proto__":
+		doc = append(doc, `Note: write it as a computed key, ["__proto__"]: value; a plain __proto__ key sets the prototype and is not sent.`)
+	case optional && objectMembers[name]:
+		t = unionOf(t, tsName{"Object[" + jsQuote(name) + "]"})
+		doc = append(doc, "Also Object["+jsQuote(name)+"]: an object without this property inherits that member.")
+	}
+	return t, doc
 }

@@ -1,6 +1,9 @@
 package generator
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // docOneLine is the longest doc comment kept on a single line.
 const docOneLine = 90
@@ -21,8 +24,27 @@ func schemaDoc(s *value, key string) []string {
 	if title := s.getString("title"); strings.TrimSpace(text) == "" && key != "" && looseName(title) != looseName(key) {
 		text = title
 	}
+	return docLines(text, schemaTags(s))
+}
+
+// branchDoc returns the JSDoc lines for one anyOf/oneOf branch, shown on its
+// member of the union: its description (left out when it repeats the
+// description around the union, parentDesc) and its tags.
+func branchDoc(s *value, parentDesc string) []string {
+	if !s.isObject() {
+		return nil
+	}
+	text := strings.TrimSpace(s.getString("description"))
+	if text == parentDesc {
+		text = ""
+	}
+	return docLines(text, schemaTags(s))
+}
+
+// docLines lays out a description and tags: a short description and its
+// tags share one line.
+func docLines(text string, tags []string) []string {
 	lines := commentLines(strings.TrimSpace(text))
-	tags := schemaTags(s)
 	if len(tags) == 0 {
 		return lines
 	}
@@ -66,7 +88,7 @@ func schemaTags(s *value) []string {
 		add("format", f)
 	}
 	for _, key := range []string{"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "minItems", "maxItems"} {
-		if v := s.get(key); v != nil && (v.kind == jsonNumber || v.kind == jsonBool) {
+		if v := s.get(key); v != nil && (v.kind == jsonNumber || v.kind == jsonBool) && !safeIntegerBound(key, v) {
 			add(key, compactJSON(v, maxDocValue))
 		}
 	}
@@ -86,4 +108,27 @@ func looseName(s string) string {
 		}
 	}
 	return sb.String()
+}
+
+// maxSafeInteger is Number.MAX_SAFE_INTEGER, 2^53-1.
+const maxSafeInteger = 1<<53 - 1
+
+// safeIntegerBound reports whether v, the value of key, only restates the
+// safe-integer range (zod's int() writes minimum -2^53+1 and maximum
+// 2^53-1): a bound every JavaScript integer meets, so not worth a tag.
+func safeIntegerBound(key string, v *value) bool {
+	if v.kind != jsonNumber {
+		return false
+	}
+	f, err := strconv.ParseFloat(v.text, 64)
+	if err != nil {
+		return false
+	}
+	switch key {
+	case "minimum", "exclusiveMinimum":
+		return f == -maxSafeInteger
+	case "maximum", "exclusiveMaximum":
+		return f == maxSafeInteger
+	}
+	return false
 }

@@ -164,3 +164,38 @@ func cutBytes(s string, max int) string {
 	}
 	return s[:max]
 }
+
+// plainLine returns untrusted text as one line of plain text for a Markdown
+// list item, cut to about max runes: line breaks and runs of spaces become
+// one space, control and invisible format characters are shown as \uXXXX,
+// and nothing is escaped for Markdown (an agent would copy a "\@" or "\_"
+// literally). Leading "#" are dropped: a description copied from a
+// Markdown heading reads better without them.
+func plainLine(text string, max int) string {
+	var sb strings.Builder
+	space := false
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+		switch {
+		case r == utf8.RuneError && size == 1:
+			sb.WriteRune(utf8.RuneError)
+		case unicode.IsSpace(r) && !needsEscape(r) || r == '\n' || r == '\r' || r == '\t' || r == 0x2028 || r == 0x2029:
+			space = sb.Len() > 0
+			continue
+		case needsEscape(r):
+			if space {
+				sb.WriteByte(' ')
+			}
+			writeUnicodeEscape(&sb, r)
+		default:
+			if space {
+				sb.WriteByte(' ')
+			}
+			sb.WriteRune(r)
+		}
+		space = false
+	}
+	line := strings.TrimLeft(sb.String(), "# ")
+	return cutRunes(line, max)
+}

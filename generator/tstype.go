@@ -34,8 +34,30 @@ type tsProp struct {
 	doc      []string // JSDoc lines, already safe
 }
 
-// tsUnion is a | b.
-type tsUnion struct{ members []tsType }
+// tsUnion is a | b. docs, when not nil, holds per member the JSDoc lines
+// of the anyOf/oneOf branch it came from (nil for a member without one).
+type tsUnion struct {
+	members []tsType
+	docs    [][]string
+}
+
+// doc returns the doc lines of member i.
+func (u tsUnion) doc(i int) []string {
+	if i < len(u.docs) {
+		return u.docs[i]
+	}
+	return nil
+}
+
+// hasDocs reports whether any member has doc lines.
+func (u tsUnion) hasDocs() bool {
+	for _, d := range u.docs {
+		if len(d) > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // tsIntersection is a & b.
 type tsIntersection struct{ members []tsType }
@@ -51,6 +73,9 @@ var (
 	tsUnknown = tsName{"unknown"}
 	tsNever   = tsName{"never"}
 	tsNull    = tsName{"null"}
+	// tsInteger is JSON Schema's integer: the alias "integer" (= number)
+	// that every tool file using it imports from "mcpcode:runtime".
+	tsInteger = tsName{"integer"}
 )
 
 func isName(t tsType, text string) bool {
@@ -60,20 +85,56 @@ func isName(t tsType, text string) bool {
 
 // unionOf builds a union: unknown absorbs everything, never disappears,
 // nested unions are flattened and repeated simple members dropped.
-func unionOf(members ...tsType) tsType {
+func unionOf(members ...tsType) tsType { return unionWithDocs(members, nil) }
+
+// unionWithDocs is unionOf where members[i] has the doc lines docs[i] (docs
+// may be nil or shorter). Docs of nested unions are kept with their members;
+// a member dropped as a repeat gives its doc to the one kept. integer is
+// dropped when number is there too (integer is an alias of number).
+func unionWithDocs(members []tsType, docs [][]string) tsType {
 	var out []tsType
-	seen := map[string]bool{}
-	for _, m := range members {
+	var outDocs [][]string
+	seen := map[string]int{}
+	add := func(m tsType, doc []string) {
+		if isName(m, "never") {
+			return
+		}
+		if n, ok := m.(tsName); ok {
+			if i, dup := seen[n.text]; dup {
+				outDocs[i] = mergeDocs(outDocs[i], doc)
+				return
+			}
+			seen[n.text] = len(out)
+		}
+		out = append(out, m)
+		outDocs = append(outDocs, doc)
+	}
+	for i, m := range members {
+		var doc []string
+		if i < len(docs) {
+			doc = docs[i]
+		}
 		if u, ok := m.(tsUnion); ok {
-			for _, x := range u.members {
-				out = appendUnionMember(out, seen, x)
+			for j, x := range u.members {
+				d := u.doc(j)
+				if j == 0 { // the branch's doc goes to its first member only
+					d = mergeDocs(doc, d)
+				}
+				add(x, d)
 			}
 			continue
 		}
 		if isName(m, "unknown") {
 			return tsUnknown
 		}
-		out = appendUnionMember(out, seen, m)
+		add(m, doc)
+	}
+	if i, ok := seen["integer"]; ok {
+		if j, ok := seen["number"]; ok {
+			outDocs[j] = mergeDocs(outDocs[j], outDocs[i])
+			out = append(out[:i:i], out[i+1:]...)
+			outDocs = append(outDocs[:i:i], outDocs[i+1:]...)
+		}
 	}
 	switch len(out) {
 	case 0:
@@ -81,20 +142,35 @@ func unionOf(members ...tsType) tsType {
 	case 1:
 		return out[0]
 	}
-	return tsUnion{out}
+	u := tsUnion{members: out}
+	for _, d := range outDocs {
+		if len(d) > 0 {
+			u.docs = outDocs
+			break
+		}
+	}
+	return u
 }
 
-func appendUnionMember(out []tsType, seen map[string]bool, m tsType) []tsType {
-	if isName(m, "never") {
-		return out
+// mergeDocs joins two lists of doc lines, dropping a second that repeats the first.
+func mergeDocs(a, b []string) []string {
+	switch {
+	case len(b) == 0:
+		return a
+	case len(a) == 0:
+		return b
+	case strings.Join(a, "\n") == strings.Join(b, "\n"):
+		return a
 	}
-	if n, ok := m.(tsName); ok {
-		if seen[n.text] {
-			return out
-		}
-		seen[n.text] = true
+	return append(append(append([]string(nil), a...), ""), b...)
+}
+
+// stripDocs returns t without the doc lines of its top-level union members.
+func stripDocs(t tsType) tsType {
+	if u, ok := t.(tsUnion); ok && u.docs != nil {
+		return tsUnion{members: u.members}
 	}
-	return append(out, m)
+	return t
 }
 
 // intersectionOf builds an intersection: unknown members disappear, never
@@ -141,8 +217,14 @@ func printType(t tsType, ind string) string {
 	case tsObject:
 		printObjectBody(&sb, x, ind)
 	case tsUnion:
-		for _, m := range x.members {
-			sb.WriteString("\n" + ind + "  | ")
+		for i, m := range x.members {
+			sb.WriteString("\n")
+			if doc := x.doc(i); len(doc) > 0 {
+				var db strings.Builder
+				writeDoc(&db, doc, ind+"  ")
+				sb.WriteString(strings.TrimSuffix(db.String(), "\n") + "\n")
+			}
+			sb.WriteString(ind + "  | ")
 			sb.WriteString(printType(m, ind+"    "))
 		}
 	case tsIntersection:
@@ -331,6 +413,9 @@ func writeFlat(sb *strings.Builder, t tsType, max int) bool {
 		}
 		sb.WriteString(" }")
 	case tsUnion:
+		if x.hasDocs() {
+			return false
+		}
 		for i, m := range x.members {
 			if i > 0 {
 				sb.WriteString(" | ")

@@ -2,7 +2,11 @@
 import { callMCPTool, type ToolResult } from "mcpcode:runtime";
 
 export interface AnyofUnionInput {
-  target: string | { id: string } | string[];
+  target:
+    /** A URL */
+    | string
+    | { id: string }
+    | string[];
 }
 
 export async function anyofUnion(input: AnyofUnionInput): Promise<ToolResult> {

@@ -5,8 +5,12 @@ export interface PropertyNamesInput {
   "auth-method": string;
   "123"?: string;
   "a b"?: string;
+  /**
+   * Note: write it as a computed key, ["__proto__"]: value; a plain __proto__ key sets the prototype and is not sent.
+   */
   __proto__?: string;
-  constructor?: string;
+  /** Also Object["constructor"]: an object without this property inherits that member. */
+  constructor?: string | Object["constructor"];
   "say \"hi\""?: string;
   $ok?: string;
   _ok?: string;

@@ -7,6 +7,8 @@ import { listIssues, createIssue } from "servers/github";
 import { createEntities } from "../../servers/memory/createEntities";
 import { readGraph } from "servers/memory/readGraph.ts";
 import { apiPostPage, apiPostSearch } from "servers/notion";
+import { browserConsoleMessages } from "servers/playwright";
+import * as thinking from "servers/sequential-thinking";
 
 export async function correctCalls(): Promise<void> {
   const file: ReadTextFileOutput = await readTextFile({ path: "notes.txt", head: 3 });
@@ -21,6 +23,17 @@ export async function correctCalls(): Promise<void> {
   await apiPostSearch({ filter: { value: "page", property: "object" } });
   await apiPostSearch();
   console.log(content, many, issues.text, issues.data, names);
+  // A required property with a default ("level") may be left out.
+  await browserConsoleMessages();
+  // integer is number: plain numbers go in, numbers come out.
+  const n = 3;
+  const step: thinking.SequentialthinkingOutput = await thinking.sequentialthinking({ thought: "t", nextThoughtNeeded: true, thoughtNumber: n, totalThoughts: 5 });
+  const next: number = step.thoughtNumber + 1;
+  // Timers and console as programs use them (the article's polling loop).
+  await new Promise((r) => setTimeout(r, 5000));
+  const timer = setTimeout(() => console.info("tick", next), 10);
+  clearTimeout(timer);
+  console.warn("done");
   try {
     await readTextFile({ path: "missing.txt" });
   } catch (err) {
@@ -52,4 +65,8 @@ export async function wrongCalls(): Promise<void> {
   const issues = await listIssues({ owner: "o", repo: "r" });
   // @ts-expect-error a tool without output schema returns a ToolResult, not the output
   console.log(issues.items);
+  // @ts-expect-error an integer is still a number, not a string
+  await thinking.sequentialthinking({ thought: "t", nextThoughtNeeded: true, thoughtNumber: "1", totalThoughts: 5 });
+  // @ts-expect-error a value outside the enum of a defaulted property
+  await browserConsoleMessages({ level: "verbose" });
 }

@@ -1,0 +1,461 @@
+package generator
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Kinds of metadata lint findings.
+const (
+	// LintInstructions: text aimed at the model rather than describing the
+	// tool: "ignore previous instructions", "do not tell the user", rules
+	// for other tools ("the send_email tool must…"), a request to read
+	// secrets such as ~/.ssh, or a mention of another server's tool.
+	LintInstructions = "instructions"
+	// LintHiddenBlock: an <IMPORTANT>-style tag, an HTML comment or a chat
+	// template token, the usual wrappers of hidden instructions.
+	LintHiddenBlock = "hidden-block"
+	// LintInvisible: invisible or bidi control characters (zero-width
+	// spaces, bidi overrides, Unicode tag characters…), which hide text
+	// from a person reviewing it.
+	LintInvisible = "invisible"
+	// LintLength: a description far longer than the server's median.
+	LintLength = "length"
+	// LintShadow: a tool with the same name as another server's tool.
+	LintShadow = "shadow"
+)
+
+// Severities of findings.
+const (
+	// SeverityWarning: the metadata addresses the model (instructions,
+	// hidden blocks, invisible characters). `gen --strict-metadata`
+	// refuses a server with such a finding.
+	SeverityWarning = "warning"
+	// SeverityNotice: a heuristic that is often innocent (a long
+	// description, a tool name that another server also uses): shown,
+	// but not a reason to refuse the server.
+	SeverityNotice = "notice"
+)
+
+// severityOf returns the severity of a finding kind.
+func severityOf(kind string) string {
+	if kind == LintLength || kind == LintShadow {
+		return SeverityNotice
+	}
+	return SeverityWarning
+}
+
+// Finding is one thing the metadata lint found in a tool's metadata (name,
+// title, description, or a description or property name in its schemas):
+// text that may try to steer the agent instead of describing the tool. The
+// text fields are single lines with invisible and control characters
+// escaped; quote them as usual before putting them in code or comments.
+type Finding struct {
+	Server string `json:"server"`
+	// Tool is the original tool name.
+	Tool string `json:"tool"`
+	// Kind is one of the Lint* constants.
+	Kind string `json:"kind"`
+	// Severity is SeverityWarning or SeverityNotice, by Kind.
+	Severity string `json:"severity"`
+	// Where is "name", "title", "description", or "inputSchema <pointer>"
+	// / "outputSchema <pointer>" (a JSON pointer to the text or property).
+	Where string `json:"where"`
+	// Message says what was found, e.g. `asks to keep something from the
+	// user: "do not tell the user"`.
+	Message string `json:"message"`
+}
+
+func (f Finding) String() string {
+	return fmt.Sprintf("%s: tool %s: %s %s in %s: %s", f.Server, strconv.Quote(f.Tool), f.Severity, f.Kind, f.Where, f.Message)
+}
+
+// Thresholds of the lint.
+const (
+	lengthRatio     = 8    // a description this many times the server's median…
+	lengthFloor     = 500  // …and at least this many characters is flagged
+	lengthMinTools  = 3    // servers with fewer tools have no meaningful median
+	maxLintStrings  = 4000 // schema strings scanned per tool
+	maxEvidenceRune = 80
+)
+
+// Lint checks the tool metadata of servers for attempts to steer the agent
+// (MCP "tool poisoning") and returns the findings, sorted by server, tool,
+// kind and place. kept are servers whose files stay as they are: their tool
+// names count for name shadowing, and they get no findings of their own
+// here (theirs are in their entries). Lint is pure: same input, same
+// findings. It is tuned for few false positives: plain guidance such as
+// "call listFiles to find ids" or "IMPORTANT: do not call this tool more
+// than 3 times" is not flagged.
+func Lint(servers []Server, kept []ServerEntry) []Finding {
+	parsed := make([][]*parsedTool, len(servers))
+	for i := range servers {
+		parsed[i], _ = parseServerTools(&servers[i])
+	}
+	return lintParsed(servers, parsed, kept)
+}
+
+// lintTarget is one server's tool names, for shadowing and cross-server mentions.
+type lintTarget struct {
+	server string
+	names  []string // original tool names
+}
+
+func lintParsed(servers []Server, parsed [][]*parsedTool, kept []ServerEntry) []Finding {
+	var targets []lintTarget
+	for i := range servers {
+		var names []string
+		for _, t := range parsed[i] {
+			names = append(names, t.Name)
+		}
+		targets = append(targets, lintTarget{servers[i].Name, names})
+	}
+	for _, k := range kept {
+		var names []string
+		for _, t := range k.Tools {
+			names = append(names, t.Name)
+		}
+		targets = append(targets, lintTarget{k.Name, names})
+	}
+	var out []Finding
+	for i := range servers {
+		out = append(out, lintServer(servers[i].Name, parsed[i], targets)...)
+	}
+	sortFindings(out)
+	return out
+}
+
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(a, b int) bool {
+		x, y := fs[a], fs[b]
+		if x.Server != y.Server {
+			return x.Server < y.Server
+		}
+		if x.Tool != y.Tool {
+			return x.Tool < y.Tool
+		}
+		if x.Kind != y.Kind {
+			return x.Kind < y.Kind
+		}
+		if x.Where != y.Where {
+			return x.Where < y.Where
+		}
+		return x.Message < y.Message
+	})
+}
+
+// lintServer checks the tools of one server.
+func lintServer(server string, tools []*parsedTool, targets []lintTarget) []Finding {
+	var out []Finding
+	add := func(t *parsedTool, kind, where, msg string) {
+		f := Finding{Server: server, Tool: t.Name, Kind: kind, Severity: severityOf(kind), Where: where, Message: msg}
+		for _, g := range out {
+			if g == f {
+				return
+			}
+		}
+		out = append(out, f)
+	}
+
+	// Names of other servers' tools, for shadowing and mentions.
+	own := map[string]bool{}
+	for _, t := range tools {
+		own[looseName(t.Name)] = true
+	}
+	others := map[string][]string{} // loose name → "server.tool" of other servers
+	var mentionable []string        // distinctive tool names of other servers not also ours
+	for _, tg := range targets {
+		if tg.server == server {
+			continue
+		}
+		for _, n := range tg.names {
+			key := looseName(n)
+			others[key] = append(others[key], tg.server+"."+n)
+			if !own[key] && distinctiveToolName(n) {
+				mentionable = append(mentionable, n)
+			}
+		}
+	}
+	sort.Strings(mentionable)
+	mentionable = compactStrings(mentionable)
+
+	var lengths []int
+	for _, t := range tools {
+		lengths = append(lengths, utf8.RuneCountInString(t.Description))
+	}
+	median := medianOf(lengths)
+
+	for _, t := range tools {
+		if owners := others[looseName(t.Name)]; len(owners) > 0 && looseName(t.Name) != "" {
+			sort.Strings(owners)
+			add(t, LintShadow, "name", fmt.Sprintf("another server has a tool of the same name: %s; make sure you call the one you mean", strings.Join(compactStrings(owners), ", ")))
+		}
+		if n := utf8.RuneCountInString(t.Description); len(tools) >= lengthMinTools && n >= lengthFloor && n >= lengthRatio*median {
+			add(t, LintLength, "description", fmt.Sprintf("the description has %d characters, %.0f times the median of this server's tools (%d); long descriptions can hide instructions", n, float64(n)/float64(max(median, 1)), median))
+		}
+		for _, s := range toolStrings(t) {
+			for _, f := range lintText(s.text, s.key, own, mentionable) {
+				add(t, f.kind, s.where, f.msg)
+			}
+		}
+	}
+	return out
+}
+
+// distinctiveToolName reports whether a tool name is unlikely to be an
+// ordinary word in a description: it has a separator or an inner capital
+// ("send_email", "API-get-user", "getDocument") and 6 or more characters.
+func distinctiveToolName(n string) bool {
+	if len(n) < 6 {
+		return false
+	}
+	if strings.ContainsAny(n, "_-.") {
+		return true
+	}
+	for i := 1; i < len(n); i++ {
+		if isUpper(n[i]) && isLower(n[i-1]) {
+			return true
+		}
+	}
+	return false
+}
+
+func compactStrings(s []string) []string {
+	var out []string
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func medianOf(xs []int) int {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]int(nil), xs...)
+	sort.Ints(s)
+	m := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[m]
+	}
+	return (s[m-1] + s[m]) / 2
+}
+
+// lintString is one piece of a tool's metadata to check.
+type lintString struct {
+	where string
+	text  string
+	key   bool // a property name: only checked for invisible characters
+}
+
+// toolStrings returns the tool's name, title, description and the
+// descriptions, titles and property names in its schemas, in a fixed order.
+func toolStrings(t *parsedTool) []lintString {
+	out := []lintString{
+		{where: "name", text: t.Name, key: true},
+		{where: "title", text: t.Title},
+		{where: "description", text: t.Description},
+	}
+	for _, sch := range []struct {
+		name string
+		v    *value
+	}{{"inputSchema", t.input}, {"outputSchema", t.output}} {
+		n := 0
+		walkSchemaStrings(sch.v, "", func(ptr, text string, key bool) bool {
+			n++
+			out = append(out, lintString{where: sch.name + " " + ptrOrRoot(ptr), text: text, key: key})
+			return n < maxLintStrings
+		})
+	}
+	return out
+}
+
+func ptrOrRoot(p string) string {
+	if p == "" {
+		return "/"
+	}
+	return p
+}
+
+// walkSchemaStrings calls fn with every "description" and "title" string
+// and every key of a "properties" object in a schema, depth first, until fn
+// returns false.
+func walkSchemaStrings(v *value, ptr string, fn func(ptr, text string, key bool) bool) bool {
+	if v == nil {
+		return true
+	}
+	switch v.kind {
+	case jsonObject:
+		for _, m := range v.members {
+			p := ptr + "/" + escapePointer(m.key)
+			if (m.key == "description" || m.key == "title") && m.val.kind == jsonString {
+				if !fn(p, m.val.text, false) {
+					return false
+				}
+				continue
+			}
+			if m.key == "properties" && m.val.kind == jsonObject {
+				for _, pm := range m.val.members {
+					if !fn(p+"/"+escapePointer(pm.key), pm.key, true) {
+						return false
+					}
+				}
+			}
+			if !walkSchemaStrings(m.val, p, fn) {
+				return false
+			}
+		}
+	case jsonArray:
+		for i, item := range v.items {
+			if !walkSchemaStrings(item, ptr+"/"+strconv.Itoa(i), fn) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// textFinding is one finding in one string, before it is placed.
+type textFinding struct{ kind, msg string }
+
+// steering patterns: each matches text aimed at the model. They are
+// deliberately narrow; see TestLintPlainDescriptions for what must pass.
+var (
+	hiddenBlockRE = regexp.MustCompile(`(?i)<\s*/?\s*(important|system|system[ _-]?prompt|instructions?|hidden|critical)\s*>|<!--|<\|\s*(im_start|im_end|system|endoftext)\s*\|>|\[/?(INST|SYSTEM)\]`)
+	overrideRE    = regexp.MustCompile(`(?i)\b(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(of\s+)?(the\s+|your\s+|my\s+)?(previous|prior|above|earlier|preceding|former|other|system|original)\s+(instructions?|prompts?|rules|directions|directives|guidelines|messages|context)`)
+	concealRE     = regexp.MustCompile(`(?i)\b(do\s*n[o']?t|never|must\s+not|should\s*n[o']?t)\s+(tell(ing)?|inform(ing)?|notify(ing)?|mention(ing)?|reveal(ing)?|show(ing)?|alert(ing)?|let(ting)?)\s+(this\s+|it\s+|that\s+|anything\s+)?(to\s+)?(the\s+)?users?\b|\b(hide|conceal|keep)\b[^.\n]{0,40}\bfrom\s+the\s+user\b|\bthe\s+user\s+(must|should|will|need)\s*(not|never|n't)\s+(know|see|notice|find\s+out|be\s+told)`)
+	// otherToolRE: "the send_email tool must…" (group 2 is the tool) or
+	// "a side effect on the … tool".
+	otherToolRE = regexp.MustCompile(`(?i)\b(the|any|all|every|other)\s+([\w.\-]+)\s+tools?\s+(must|shall|has\s+to|have\s+to|needs?\s+to)\s+\w+|\bside[ -]effects?\s+on\s+(the\s+|any\s+)?(also\s+)?(present\s+)?[\w.\-]+\s+tools?\b`)
+	secretsRE   = regexp.MustCompile(`(?i)(~|\$HOME|%USERPROFILE%)[/\\]\.(ssh|aws|gnupg|cursor|config|netrc|npmrc|pypirc|docker|kube|git-credentials|bash_history|zsh_history|env)\b|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.ssh[/\\]|\.cursor[/\\]mcp\.json|claude_desktop_config\.json|\.aws[/\\]credentials|/etc/(passwd|shadow)\b`)
+)
+
+// lintText checks one string. A property name (key) is only checked for
+// invisible characters.
+func lintText(text string, key bool, own map[string]bool, mentionable []string) []textFinding {
+	var out []textFinding
+	if inv := invisibleRunes(text); len(inv) > 0 {
+		n := countInvisible(text)
+		noun := "character"
+		if n != 1 {
+			noun += "s"
+		}
+		out = append(out, textFinding{LintInvisible, fmt.Sprintf("%d invisible or bidi control %s: %s", n, noun, strings.Join(inv, ", "))})
+	}
+	if key || text == "" {
+		return out
+	}
+	if m := hiddenBlockRE.FindString(text); m != "" {
+		out = append(out, textFinding{LintHiddenBlock, "a tag of the kind that hides instructions: " + evidence(m)})
+	}
+	if m := overrideRE.FindString(text); m != "" {
+		out = append(out, textFinding{LintInstructions, "tells the model to drop its instructions: " + evidence(m)})
+	}
+	if m := concealRE.FindString(text); m != "" {
+		out = append(out, textFinding{LintInstructions, "asks to keep something from the user: " + evidence(m)})
+	}
+	for _, m := range otherToolRE.FindAllStringSubmatch(text, 8) {
+		// "the X tool must…" about one of the server's own tools is
+		// guidance; about another tool it is steering.
+		if m[2] == "" || !own[looseName(m[2])] {
+			out = append(out, textFinding{LintInstructions, "sets rules for other tools: " + evidence(m[0])})
+			break
+		}
+	}
+	if m := secretsRE.FindString(text); m != "" {
+		out = append(out, textFinding{LintInstructions, "names a private file of the user's machine: " + evidence(m)})
+	}
+	for _, name := range mentionable {
+		if containsToken(text, name) {
+			out = append(out, textFinding{LintInstructions, "mentions another server's tool: " + evidence(name)})
+			break
+		}
+	}
+	return out
+}
+
+// containsToken reports whether name occurs in text as a whole token (not
+// inside a longer identifier).
+func containsToken(text, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], name)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(name)
+		if (start == 0 || !isIdentByte(text[start-1])) && (end == len(text) || !isIdentByte(text[end])) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func isIdentByte(c byte) bool { return isASCIIAlnum(c) || c == '_' || c == '-' }
+
+// invisibleRune reports whether r is invisible or reorders text: format
+// characters (zero-width spaces and joiners, bidi embeddings, overrides and
+// isolates, the BOM, Unicode tag characters) and the variation selectors
+// supplement, used to smuggle bytes.
+func invisibleRune(r rune) bool {
+	return unicode.Is(unicode.Cf, r) || (r >= 0xe0100 && r <= 0xe01ef)
+}
+
+// invisibleRunes lists the distinct invisible runes of s as U+XXXX, sorted.
+func invisibleRunes(s string) []string {
+	seen := map[rune]bool{}
+	eachInvisible(s, func(r rune) { seen[r] = true })
+	var out []string
+	for r := range seen {
+		out = append(out, fmt.Sprintf("U+%04X", r))
+	}
+	sort.Strings(out)
+	if len(out) > 8 {
+		out = append(out[:8], "…")
+	}
+	return out
+}
+
+func countInvisible(s string) int {
+	n := 0
+	eachInvisible(s, func(rune) { n++ })
+	return n
+}
+
+// eachInvisible calls fn with each invisible rune of s, except a zero-width
+// joiner between two emoji, which is how emoji sequences such as 👨‍👩‍👧 are
+// written.
+func eachInvisible(s string, fn func(rune)) {
+	runes := []rune(s)
+	for i, r := range runes {
+		if !invisibleRune(r) {
+			continue
+		}
+		if r == 0x200d && i > 0 && i+1 < len(runes) && emojiLike(runes[i-1]) && emojiLike(runes[i+1]) {
+			continue
+		}
+		fn(r)
+	}
+}
+
+// emojiLike reports whether r can take part in an emoji ZWJ sequence: a
+// symbol, a skin-tone modifier or the emoji variation selector.
+func emojiLike(r rune) bool {
+	return unicode.In(r, unicode.So, unicode.Sk) || r == 0xfe0f
+}
+
+// evidence quotes matched text for a message: one line, cut, with
+// invisible and control characters escaped.
+func evidence(s string) string {
+	return jsQuote(cutRunes(strings.Join(strings.Fields(s), " "), maxEvidenceRune))
+}
