@@ -5,10 +5,14 @@
 NPM_DIR := testdata/npm
 NPM_STAMP := $(NPM_DIR)/node_modules/.mcpcode-installed
 
-.PHONY: test npm vet bench build
+.PHONY: test test-short npm vet bench build
 
 test: npm vet
 	go test -race -count=1 ./...
+
+# The fast tier: no npm, tsc, real servers or end-to-end tests.
+test-short:
+	go test -short ./...
 
 vet:
 	go vet ./...
