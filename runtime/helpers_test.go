@@ -81,6 +81,9 @@ func runSource(t testing.TB, src string, opts RunOptions) *Result {
 type fakeCall struct {
 	Server, Tool string
 	Args         string
+	// Scope is the scope the call's context carried (mcptool.ScopeOf), nil
+	// when none.
+	Scope *mcptool.Scope
 }
 
 // fakeCaller plays the fixture's servers: google-drive, salesforce and
@@ -176,7 +179,11 @@ func textResult(text string) *mcptool.Result {
 
 func (f *fakeCaller) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*mcptool.Result, error) {
 	f.mu.Lock()
-	f.calls = append(f.calls, fakeCall{server, tool, string(args)})
+	c := fakeCall{Server: server, Tool: tool, Args: string(args)}
+	if sc, ok := mcptool.ScopeOf(ctx); ok {
+		c.Scope = &sc
+	}
+	f.calls = append(f.calls, c)
 	f.inFlight++
 	f.maxInFlight = max(f.maxInFlight, f.inFlight)
 	f.cond.Broadcast()
@@ -242,6 +249,24 @@ func (f *fakeCaller) CallTool(ctx context.Context, server, tool string, args jso
 		return nil, ctx.Err()
 	}
 	return nil, fmt.Errorf("fake caller: no tool %s.%s", server, tool)
+}
+
+// scopes lists the calls the fake caller received, each with the scope
+// its context carried: "server.tool by skill (write)", "server.tool by
+// skill (no write)", or "server.tool, no scope".
+func (f *fakeCaller) scopes() []string {
+	var out []string
+	for _, c := range f.callList() {
+		switch {
+		case c.Scope == nil:
+			out = append(out, c.Server+"."+c.Tool+", no scope")
+		case c.Scope.Write:
+			out = append(out, c.Server+"."+c.Tool+" by "+c.Scope.Skill+" (write)")
+		default:
+			out = append(out, c.Server+"."+c.Tool+" by "+c.Scope.Skill+" (no write)")
+		}
+	}
+	return out
 }
 
 func (f *fakeCaller) callList() []fakeCall {

@@ -162,3 +162,37 @@ export default await escape();`
 		t.Errorf("updateRecord reached upstream %d times", n)
 	}
 }
+
+// scopeProgram calls a write tool from a skill granted write, then from
+// its own code, then a read-only tool from a skill without write.
+const scopeProgram = `import writer from "skills/order-writer";
+import pending from "skills/pending-orders";
+import { updateRecord } from "servers/salesforce/updateRecord";
+await writer({ recordId: "7" });
+await updateRecord({ objectType: "O", recordId: "own", data: {} });
+export default await pending({ sheetId: "orders" });`
+
+// wantScopes are the calls of scopeProgram as the caller must see them.
+var wantScopes = []string{
+	"salesforce.updateRecord by order-writer (write)",
+	"salesforce.updateRecord, no scope",
+	"google-drive.getSheet by pending-orders (no write)",
+}
+
+// TestSkillScopeReachesTheCaller: the Caller knows whose code makes a call
+// (mcptool.ScopeOf), and so whether a person granted it write: the
+// gateway's write gate does not ask again for a skill granted write.
+func TestSkillScopeReachesTheCaller(t *testing.T) {
+	t.Parallel()
+	ws := newWorkspace(t, nil)
+	p, err := Bundle(BundleOptions{Workspace: ws, Entry: "prog.ts", Source: []byte(scopeProgram),
+		Skills: fakePolicy{"pending-orders": {}, "order-writer": {Write: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := newFakeCaller()
+	mustOK(t, Run(t.Context(), p, RunOptions{Workspace: ws, Caller: fc}))
+	if got := fc.scopes(); strings.Join(got, "\n") != strings.Join(wantScopes, "\n") {
+		t.Errorf("calls as the caller saw them:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wantScopes, "\n"))
+	}
+}

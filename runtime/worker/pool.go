@@ -25,6 +25,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/mcpcode/mcpcode/runtime"
 )
 
 // Options configures a Pool.
@@ -43,6 +45,14 @@ type Options struct {
 	// BundleTimeout bounds a Bundle call (default DefaultBundleTimeout);
 	// after it the worker is killed.
 	BundleTimeout time.Duration
+	// Skills returns the skill policy of a workspace, as ServeOptions.Skills
+	// does in the worker. The parent uses it to check the scope a worker
+	// claims for a relayed tool call: the call reaches the Caller with
+	// mcptool.WithScope, but a claim that an approved skill's code makes it
+	// with the skill's write grant stands only when the policy of the run's
+	// workspace grants that skill write; otherwise the Caller sees the scope
+	// with Write false. Nil: no claim of write stands.
+	Skills func(workspace string) runtime.SkillPolicy
 }
 
 // DefaultBundleTimeout is the time a Bundle call is given when
@@ -58,9 +68,11 @@ const grace = 2 * time.Second
 // that the memory limit is enforced by the OS and a program that crashes,
 // hangs or kills its process costs only that process. Tool calls are
 // relayed to the caller in this process, which owns the upstream
-// connections. The parent does not trust the worker: it enforces
-// MaxToolCalls on the calls it relays, reports its own record of them, and
-// bounds each message the worker sends (64 MiB), the result
+// connections, with the scope of the code that makes them. The parent does
+// not trust the worker: it enforces MaxToolCalls on the calls it relays,
+// reports its own record of them, honours a claimed write grant only when
+// the workspace's skill policy confirms it (Options.Skills), and bounds
+// each message the worker sends (64 MiB), the result
 // (runtime.MaxResultBytes) and the error's text (8 KiB). A Pool is safe for
 // concurrent use.
 type Pool struct {

@@ -16,7 +16,7 @@ import (
 //
 //	parent → worker: {"type":"job","job":{...}}           (first, once)
 //	worker → parent: {"type":"tools","id":1,"server":"x"}  (any number, concurrently)
-//	worker → parent: {"type":"call","id":2,"server":"x","tool":"y","args":{...}}
+//	worker → parent: {"type":"call","id":2,"server":"x","tool":"y","args":{...},"scope":{"skill":"s","write":true}}
 //	parent → worker: {"type":"reply","id":2,"toolResult":{...}} or {"type":"reply","id":2,"error":"..."}
 //	worker → parent: {"type":"result","result":{...}}      (last, once: jobs that run)
 //	worker → parent: {"type":"program","program":{...}}    (last, once: bundle-only jobs)
@@ -30,6 +30,10 @@ type wireMessage struct {
 	Server string          `json:"server,omitempty"`
 	Tool   string          `json:"tool,omitempty"`
 	Args   json.RawMessage `json:"args,omitempty"`
+	// Scope is the scope of a call made by an approved skill's code (see
+	// mcptool.WithScope); absent for the program's own calls. It is the
+	// worker's claim: the parent checks it (session.scoped).
+	Scope *mcptool.Scope `json:"scope,omitempty"`
 
 	Tools         []mcptool.Tool  `json:"tools,omitempty"`
 	ToolResult    *mcptool.Result `json:"toolResult,omitempty"`

@@ -145,7 +145,13 @@ func (c *relayCaller) Tools(ctx context.Context, server string) ([]mcptool.Tool,
 }
 
 func (c *relayCaller) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*mcptool.Result, error) {
-	reply, err := c.request(ctx, &wireMessage{Type: "call", Server: server, Tool: tool, Args: args})
+	m := &wireMessage{Type: "call", Server: server, Tool: tool, Args: args}
+	if sc, ok := mcptool.ScopeOf(ctx); ok {
+		// Whose code calls travels with the call: the parent's Caller may
+		// act on it (a write granted to a skill is not asked about again).
+		m.Scope = &sc
+	}
+	reply, err := c.request(ctx, m)
 	if err != nil {
 		return nil, err
 	}

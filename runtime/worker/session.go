@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -74,7 +75,7 @@ func (p *Pool) Bundle(ctx context.Context, b runtime.BundleOptions) (*runtime.Pr
 		name = "the program"
 	}
 	lim := runtime.Limits{Timeout: p.opts.BundleTimeout}.WithDefaults()
-	s, err := p.open(&job{Bundle: bj, BundleLimits: lim}, noCaller{}, lim)
+	s, err := p.open(&job{Bundle: bj, BundleLimits: lim}, noCaller{}, nil, lim)
 	if s == nil {
 		return nil, fmt.Errorf("bundling in a worker: %w", err)
 	}
@@ -134,7 +135,11 @@ func (p *Pool) run(ctx context.Context, j *job, r runtime.RunOptions, start time
 	if caller == nil {
 		caller = noCaller{}
 	}
-	s, err := p.open(j, caller, lim)
+	var policy runtime.SkillPolicy
+	if p.opts.Skills != nil && ws != "" {
+		policy = p.opts.Skills(ws)
+	}
+	s, err := p.open(j, caller, policy, lim)
 	if s == nil {
 		return failedResult(&runtime.RunError{Kind: runtime.KindCrashed, Message: err.Error()}, start)
 	}
@@ -158,14 +163,15 @@ func (p *Pool) run(ctx context.Context, j *job, r runtime.RunOptions, start time
 
 // open hands j to a worker. A nil session means no worker could be
 // started; a session with an error means the job could not be sent (the
-// worker died: diagnose it).
-func (p *Pool) open(j *job, caller mcptool.Caller, lim runtime.Limits) (*session, error) {
+// worker died: diagnose it). policy checks the scopes the worker claims for
+// its calls (nil: no write grant is honoured).
+func (p *Pool) open(j *job, caller mcptool.Caller, policy runtime.SkillPolicy, lim runtime.Limits) (*session, error) {
 	msg := &wireMessage{Type: "job", Job: j}
 	w, err := p.take()
 	if err != nil {
 		return nil, err
 	}
-	s := newSession(w, caller, lim)
+	s := newSession(w, caller, policy, lim)
 	if err := s.out.send(msg); err != nil {
 		// A warm worker that died while it waited: try once more with a
 		// fresh one.
@@ -173,7 +179,7 @@ func (p *Pool) open(j *job, caller mcptool.Caller, lim runtime.Limits) (*session
 		if w, err = p.start(); err != nil {
 			return nil, err
 		}
-		s = newSession(w, caller, lim)
+		s = newSession(w, caller, policy, lim)
 		if err := s.out.send(msg); err != nil {
 			return s, fmt.Errorf("sending the job to the worker: %w", err)
 		}
@@ -182,7 +188,8 @@ func (p *Pool) open(j *job, caller mcptool.Caller, lim runtime.Limits) (*session
 }
 
 // session is the parent's side of one job. The parent does not trust the
-// worker: it counts and records the tool calls it relays itself.
+// worker: it counts and records the tool calls it relays itself, and checks
+// the write grants the worker claims for them.
 type session struct {
 	w      *proc
 	out    *wireWriter
@@ -191,10 +198,53 @@ type session struct {
 	// calls records the relayed calls: they replace what the worker reports.
 	calls   *callLog
 	relayed atomic.Int64
+	// policy is the workspace's skill policy; nil honours no write grant.
+	policy runtime.SkillPolicy
+
+	grantMu sync.Mutex
+	// writes caches, per skill, whether the policy grants it write: one
+	// answer for the whole run, as in-process, where grants are read when
+	// the program is bundled.
+	writes map[string]bool
 }
 
-func newSession(w *proc, caller mcptool.Caller, lim runtime.Limits) *session {
-	return &session{w: w, out: newWireWriter(w.stdin), caller: caller, lim: lim, calls: &callLog{}}
+func newSession(w *proc, caller mcptool.Caller, policy runtime.SkillPolicy, lim runtime.Limits) *session {
+	return &session{w: w, out: newWireWriter(w.stdin), caller: caller, lim: lim, calls: &callLog{}, policy: policy}
+}
+
+// scoped returns ctx carrying the scope the worker claims for a call, as
+// far as the parent can check it. The worker is the untrusted side, so a
+// claim of write stands only when the workspace's policy grants the named
+// skill write; otherwise the scope keeps the skill's name with Write false.
+// A claim without a skill (the program's own code) carries no scope, as
+// in-process. The parent cannot check that the claimed skill's code made
+// the call, nor the grants of the skills it runs under: a compromised
+// worker can claim any skill that is granted write.
+func (s *session) scoped(ctx context.Context, claim *mcptool.Scope) context.Context {
+	if claim == nil || claim.Skill == "" {
+		return ctx
+	}
+	sc := mcptool.Scope{Skill: claim.Skill, Write: claim.Write && s.grantsWrite(claim.Skill)}
+	return mcptool.WithScope(ctx, sc)
+}
+
+// grantsWrite reports whether the workspace's policy grants skill write.
+func (s *session) grantsWrite(skill string) bool {
+	if s.policy == nil {
+		return false
+	}
+	s.grantMu.Lock()
+	defer s.grantMu.Unlock()
+	if w, ok := s.writes[skill]; ok {
+		return w
+	}
+	g, err := s.policy.Skill(skill)
+	w := err == nil && g.Write
+	if s.writes == nil {
+		s.writes = map[string]bool{}
+	}
+	s.writes[skill] = w
+	return w
 }
 
 // exchange serves the worker's tool requests until it sends its last
@@ -312,7 +362,7 @@ func (s *session) serve(ctx context.Context, m *wireMessage) {
 		}
 		i := s.calls.start(m.Server, m.Tool)
 		started := time.Now()
-		res, err := s.caller.CallTool(ctx, m.Server, m.Tool, m.Args)
+		res, err := s.caller.CallTool(s.scoped(ctx, m.Scope), m.Server, m.Tool, m.Args)
 		switch {
 		case err != nil:
 			reply.Error = err.Error()

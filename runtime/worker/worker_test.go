@@ -359,3 +359,81 @@ func TestWorkerDeeplyNestedResult(t *testing.T) {
 		})
 	}
 }
+
+// scopeProgram calls a write tool from a skill granted write (in the
+// fixture's policy), then from its own code, then a read-only tool from a
+// skill without write.
+const scopeProgram = `import writer from "skills/order-writer";
+import pending from "skills/pending-orders";
+import { updateRecord } from "servers/salesforce/updateRecord";
+await writer({ recordId: "7" });
+await updateRecord({ objectType: "O", recordId: "own", data: {} });
+export default await pending({ sheetId: "orders" });`
+
+// fixturePolicy is Options.Skills with the fixture's policy, which the
+// test workers use too.
+func fixturePolicy(string) runtime.SkillPolicy { return defaultPolicy }
+
+// TestWorkerRelaysTheScope: a call made by an approved skill's code
+// reaches the parent's Caller with the skill's scope, as in-process
+// (runtime's TestSkillScopeReachesTheCaller): a skill granted write with
+// Write true, and the program's own call with no scope.
+func TestWorkerRelaysTheScope(t *testing.T) {
+	t.Parallel()
+	want := []string{
+		"salesforce.updateRecord by order-writer (write)",
+		"salesforce.updateRecord, no scope",
+		"google-drive.getSheet by pending-orders (no write)",
+	}
+	for _, ep := range entryPoints {
+		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
+			pool := newPool(t, Options{Command: testWorkerCommand(), Skills: fixturePolicy})
+			ws := newWorkspace(t, nil)
+			fc := newFakeCaller()
+			mustOK(t, ep.run(t, pool, ws, scopeProgram, runtime.RunOptions{Workspace: ws, Caller: fc, Limits: runtime.Limits{Timeout: guard}}))
+			if got := fc.scopes(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("calls as the parent's caller saw them:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
+// TestWorkerScopeClaimsAreChecked: a worker that claims a skill's write
+// grant for its calls is believed only where the workspace's policy grants
+// that skill write; a pool without a policy believes no such claim.
+func TestWorkerScopeClaimsAreChecked(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		skills func(string) runtime.SkillPolicy
+		want   []string
+	}{
+		{name: "with the workspace's policy", skills: fixturePolicy, want: []string{
+			"salesforce.updateRecord by pending-orders (no write)",
+			"salesforce.updateRecord by made-up (no write)",
+			"salesforce.updateRecord by order-writer (write)", // true: the policy grants it
+			"salesforce.updateRecord, no scope",
+			"salesforce.updateRecord, no scope",
+		}},
+		{name: "without a policy", want: []string{
+			"salesforce.updateRecord by pending-orders (no write)",
+			"salesforce.updateRecord by made-up (no write)",
+			"salesforce.updateRecord by order-writer (no write)",
+			"salesforce.updateRecord, no scope",
+			"salesforce.updateRecord, no scope",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			pool := newPool(t, Options{Command: testWorkerCommand("claim"), Skills: tt.skills})
+			ws := newWorkspace(t, nil)
+			fc := newFakeCaller()
+			mustOK(t, pool.RunProgram(t.Context(), bundleSource(t, ws, normalProgram), runtime.RunOptions{Workspace: ws, Caller: fc, Limits: runtime.Limits{Timeout: guard}}))
+			if got := fc.scopes(); strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("calls as the parent's caller saw them:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
