@@ -229,32 +229,11 @@ func (g *Gateway) run(ctx context.Context, session *mcp.ServerSession, r app.Run
 // logged and returned (or its error), the structured content the record.
 func runResult(res *runtime.Result) *mcp.CallToolResult {
 	var b strings.Builder
-	for _, l := range res.Logs {
-		if l.Level != "log" && l.Level != "info" {
-			fmt.Fprintf(&b, "[%s] ", l.Level)
-		}
-		b.WriteString(l.Text)
-		b.WriteByte('\n')
-	}
+	b.WriteString(app.RunOutput(res))
 	if res.LogsOmitted > 0 {
 		fmt.Fprintf(&b, "[… %d more characters of output omitted]\n", res.LogsOmitted)
 	}
-	if res.OK && len(res.Result) > 0 && string(res.Result) != "null" {
-		var pretty bytes.Buffer
-		if json.Indent(&pretty, res.Result, "", "  ") != nil {
-			pretty.Reset()
-			pretty.Write(res.Result)
-		}
-		b.WriteString(pretty.String())
-		b.WriteByte('\n')
-	}
-	if e := res.Error; e != nil {
-		fmt.Fprintf(&b, "%s error: %s\n", e.Kind, e.Message)
-		if e.Stack != "" && e.Stack != e.Message {
-			b.WriteString(e.Stack)
-			b.WriteByte('\n')
-		}
-	}
+	b.WriteString(app.RunErrorText(res))
 	text := b.String()
 	if text == "" {
 		text = "(the program printed nothing and returned nothing)"

@@ -51,6 +51,9 @@ type GenServerReport struct {
 	Unchanged []string `json:"unchanged"`
 	Written   []string `json:"filesWritten"`
 	Deleted   []string `json:"filesRemoved"`
+	// NeverGenerated marks a failed server that had no files before: there
+	// was nothing to keep.
+	NeverGenerated bool `json:"neverGenerated,omitempty"`
 	// Err is the failure of a failed server, for a detailed report.
 	Err error `json:"-"`
 }
@@ -177,7 +180,7 @@ func (w *Workspace) Generate(ctx context.Context, pool *servers.Pool, o GenOptio
 	// A server that failed and never had a tree is not in the summary.
 	for _, st := range statuses {
 		if st.Err != nil && !slices.ContainsFunc(rep.Servers, func(r GenServerReport) bool { return r.Name == st.Name }) {
-			rep.Servers = append(rep.Servers, GenServerReport{Name: st.Name, Status: GenFailed, Err: st.Err, Error: ErrorReason(st.Err),
+			rep.Servers = append(rep.Servers, GenServerReport{Name: st.Name, Status: GenFailed, NeverGenerated: true, Err: st.Err, Error: ErrorReason(st.Err),
 				Added: []string{}, Changed: []string{}, Removed: []string{}, Unchanged: []string{}, Written: []string{}, Deleted: []string{}})
 		}
 	}

@@ -125,7 +125,10 @@ func (a *cli) reportGen(w io.Writer, rep *app.GenReport, asJSON bool) {
 	fmt.Fprintln(tw, "SERVER\tSTATUS\tTOOLS\tADDED\tCHANGED\tREMOVED\tUNCHANGED\tFILES WRITTEN")
 	for _, s := range rep.Servers {
 		status := s.Status
-		if s.Status == app.GenFailed {
+		switch {
+		case s.Status == app.GenFailed && s.NeverGenerated:
+			status = "failed (nothing generated yet)"
+		case s.Status == app.GenFailed:
 			status = "failed (previous files kept)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", s.Name, status, s.Tools, len(s.Added), len(s.Changed), len(s.Removed), len(s.Unchanged), len(s.Written))

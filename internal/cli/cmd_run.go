@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -176,38 +175,8 @@ func (a *cli) printRunResult(res *runtime.Result, rf runFlags) int {
 		writeJSON(a.stdout, res)
 		return code
 	}
-	var out bytes.Buffer
-	for _, l := range res.Logs {
-		if l.Level != "log" && l.Level != "info" {
-			fmt.Fprintf(&out, "[%s] ", l.Level)
-		}
-		out.WriteString(l.Text)
-		out.WriteByte('\n')
-	}
-	if res.OK && len(res.Result) > 0 && string(res.Result) != "null" {
-		var pretty bytes.Buffer
-		if json.Indent(&pretty, res.Result, "", "  ") != nil {
-			pretty.Reset()
-			pretty.Write(res.Result)
-		}
-		out.WriteString(pretty.String())
-		out.WriteByte('\n')
-	}
-	a.stdout.Write([]byte(cutOutput(out.String(), rf.limits.MaxOutput)))
-	if e := res.Error; e != nil {
-		switch {
-		case e.Stack == "":
-			fmt.Fprintf(a.stderr, "%s error: %s\n", e.Kind, indentRest(e.Message))
-		case strings.HasPrefix(e.Stack, e.Message):
-			// A JavaScript stack starts with the message.
-			fmt.Fprintf(a.stderr, "%s error: %s\n", e.Kind, e.Stack)
-		case strings.Contains(e.Stack, e.Message):
-			// Bundling diagnostics: position, message, source line.
-			fmt.Fprintf(a.stderr, "%s error: %s\n", e.Kind, e.Stack)
-		default:
-			fmt.Fprintf(a.stderr, "%s error: %s\n%s\n", e.Kind, indentRest(e.Message), e.Stack)
-		}
-	}
+	a.stdout.Write([]byte(cutOutput(app.RunOutput(res), rf.limits.MaxOutput)))
+	fmt.Fprint(a.stderr, app.RunErrorText(res))
 	return code
 }
 

@@ -311,3 +311,39 @@ func TestGenWaitsForAnotherGen(t *testing.T) {
 		t.Error("gen wrote nothing after the lock was released")
 	}
 }
+
+// TestGenFailedServerStatus: a failing server is reported as keeping its
+// previous files only when it had some.
+func TestGenFailedServerStatus(t *testing.T) {
+	ta := newTestApp(t)
+	ws := t.TempDir()
+	cfg := writeConfig(t, ws, "slack", "memory")
+	ta.fakes.set("slack", &mcptest.RawServer{Name: "slack", Version: "1", Tools: corpusTools(t, "slack")})
+	statusOf := func(server string) string {
+		for _, line := range strings.Split(ta.stdout.String(), "\n") {
+			if f := strings.Fields(line); len(f) > 1 && f[0] == server {
+				return strings.Join(f[1:len(f)-6], " ")
+			}
+		}
+		return ""
+	}
+	if code := ta.run("gen", "--config", cfg); code != 1 {
+		t.Fatalf("gen with memory down: exit %d", code)
+	}
+	if got := statusOf("memory"); got != "failed (nothing generated yet)" {
+		t.Errorf("first gen: memory is %q\n%s", got, ta.stdout)
+	}
+	ta.fakes.set("memory", &mcptest.RawServer{Name: "memory", Version: "1", Tools: corpusTools(t, "memory")})
+	ta.stdout.buf.Reset()
+	if code := ta.run("gen", "--config", cfg); code != 0 {
+		t.Fatalf("gen with memory up: exit %d\n%s", code, ta.stderr)
+	}
+	ta.fakes.set("memory", nil)
+	ta.stdout.buf.Reset()
+	if code := ta.run("gen", "--config", cfg); code != 1 {
+		t.Fatalf("gen with memory down again: exit %d", code)
+	}
+	if got := statusOf("memory"); got != "failed (previous files kept)" {
+		t.Errorf("third gen: memory is %q\n%s", got, ta.stdout)
+	}
+}
