@@ -25,6 +25,7 @@ func TestContextOnConnect(t *testing.T) {
 	if testing.Short() {
 		t.Skip("counts tokens with the pinned gpt-tokenizer from npm: runs in make test")
 	}
+	t.Parallel()
 	tokenizer := filepath.Join("..", "testdata", "npm", "node_modules", "gpt-tokenizer", "cjs", "encoding", "o200k_base.js")
 	if _, err := os.Stat(tokenizer); err != nil {
 		t.Fatalf("gpt-tokenizer is not installed (%v): run make test", err)

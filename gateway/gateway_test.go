@@ -120,6 +120,7 @@ func call(t *testing.T, s *mcp.ClientSession, name string, args any) (*mcp.CallT
 }
 
 func TestCodeTools(t *testing.T) {
+	t.Parallel()
 	ws, _ := demoWorkspace(t)
 	_, s := connect(t, ws, Options{}, nil)
 	ctx := context.Background()
@@ -207,6 +208,7 @@ const r: any = await getRecord({ objectType: "Lead", recordId: "00Q5f000001abcXY
 export default r.Status ?? r.record?.Status;`
 
 func TestWritesAreConfirmed(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		mode   string
@@ -254,6 +256,7 @@ func TestWritesAreConfirmed(t *testing.T) {
 }
 
 func TestAllowForTheRunAsksOnce(t *testing.T) {
+	t.Parallel()
 	ws, calls := demoWorkspace(t)
 	var asked atomic.Int32
 	_, s := connect(t, ws, Options{}, &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -276,6 +279,7 @@ await Promise.all([1, 2, 3].map((i) => updateRecord({ objectType: "Lead", record
 }
 
 func TestSkillsBecomeTools(t *testing.T) {
+	t.Parallel()
 	ws, _ := demoWorkspace(t)
 	changed := make(chan struct{}, 8)
 	g, s := connect(t, ws, Options{}, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -336,6 +340,7 @@ export default async function (input: { status?: string }) {
 }
 
 func TestResources(t *testing.T) {
+	t.Parallel()
 	ws, _ := demoWorkspace(t)
 	_, s := connect(t, ws, Options{}, nil)
 	ctx := context.Background()
@@ -368,6 +373,7 @@ func containsString(list []string, s string) bool {
 }
 
 func TestSkillsOnlyMode(t *testing.T) {
+	t.Parallel()
 	ws, _ := demoWorkspace(t)
 	_, s := connect(t, ws, Options{Tools: ToolsSkills}, nil)
 	for tool, err := range s.Tools(context.Background(), nil) {

@@ -18,6 +18,7 @@ func lookup(env map[string]string) func(string) (string, bool) {
 // TestInitImportsClaudeDesktop: the imported mcp.json means exactly what
 // the host's configuration meant.
 func TestInitImportsClaudeDesktop(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	src := filepath.Join("testdata", "init", "claude_desktop_config.json")
 	data, err := os.ReadFile(src)
@@ -75,6 +76,7 @@ func TestInitImportsClaudeDesktop(t *testing.T) {
 // TestInitImportsVSCode: VS Code's ${env:X} becomes ${X}, and its inputs
 // become variables the person is told to set.
 func TestInitImportsVSCode(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join("testdata", "init", "vscode-mcp.json")
 	ws := t.TempDir()
 	rep, err := (&App{}).Init(InitOptions{Dir: ws, From: src})
@@ -105,6 +107,7 @@ func TestInitImportsVSCode(t *testing.T) {
 }
 
 func TestInitErrors(t *testing.T) {
+	t.Parallel()
 	if _, err := (&App{}).Init(InitOptions{Dir: t.TempDir(), From: "emacs"}); err == nil || !IsUsage(err) || !strings.Contains(err.Error(), `unknown host "emacs"`) {
 		t.Errorf("unknown host: %v", err)
 	}

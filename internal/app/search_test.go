@@ -82,6 +82,7 @@ func searchCatalog(t testing.TB) *Workspace {
 // the top 3 results over the catalog (testdata/search/queries.json), and
 // holds the ranking to a floor so that a regression fails.
 func TestSearchHitRate(t *testing.T) {
+	t.Parallel()
 	w := searchCatalog(t)
 	data, err := os.ReadFile(filepath.Join("testdata", "search", "queries.json"))
 	if err != nil {
@@ -131,6 +132,7 @@ func contains(list []string, s string) bool {
 }
 
 func TestSearchResults(t *testing.T) {
+	t.Parallel()
 	w := searchCatalog(t)
 	hits, err := w.SearchTools("spreadsheet rows", 2, true)
 	if err != nil {
@@ -158,6 +160,7 @@ func TestSearchResults(t *testing.T) {
 }
 
 func TestSearchTerms(t *testing.T) {
+	t.Parallel()
 	tests := map[string][]string{
 		"getSheet":              {"get", "sheet"},
 		"API-get-user":          {"api", "get", "user"},

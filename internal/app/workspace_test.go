@@ -87,6 +87,7 @@ func TestOpen(t *testing.T) {
 }
 
 func TestBaseEnvKeepsOnlyWhatServersNeed(t *testing.T) {
+	t.Parallel()
 	got := BaseEnv([]string{"PATH=/bin", "GITHUB_TOKEN=secret", "HOME=/h", "LC_ALL=C", "AWS_SECRET_ACCESS_KEY=x", "XDG_CONFIG_HOME=/c", "NOEQUALS"})
 	want := []string{"HOME=/h", "LC_ALL=C", "PATH=/bin", "XDG_CONFIG_HOME=/c"}
 	if !reflect.DeepEqual(got, want) {
@@ -95,6 +96,7 @@ func TestBaseEnvKeepsOnlyWhatServersNeed(t *testing.T) {
 }
 
 func TestConfigVariablesComeFromTheAppEnvironment(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "mcp.json"), `{"mcpServers": {"a": {"command": "${CMD}", "env": {"T": "${TOKEN:-none}"}}}}`)
 	a := &App{Environ: []string{"CMD=first", "CMD=server-bin"}}

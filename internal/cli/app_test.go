@@ -130,6 +130,7 @@ func writeConfig(t *testing.T, dir string, names ...string) string {
 }
 
 func TestCutOutput(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		max  int

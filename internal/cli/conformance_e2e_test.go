@@ -89,6 +89,7 @@ func tail(s string, n int) string {
 // suite's own fixtures (the suite fails when one of those starts passing).
 func TestServeConformance(t *testing.T) {
 	e2e(t)
+	t.Parallel()
 	node, path := node22(t)
 	suite := filepath.Join(npmPackageDir(t, "@modelcontextprotocol/conformance"), "dist", "index.js")
 	ws := t.TempDir()

@@ -33,6 +33,7 @@ func demoDial(ctx context.Context, cfg servers.ServerConfig) (mcp.Transport, err
 // servers and fails when the committed files are stale. Refresh them with
 // `go test ./internal/cli -run TestExampleTreeFresh -update`.
 func TestExampleTreeFresh(t *testing.T) {
+	t.Parallel()
 	example := filepath.Join(moduleRoot(t), "examples", "demo")
 	ta := newTestApp(t)
 	ta.cli.app.Dial = demoDial

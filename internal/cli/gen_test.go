@@ -23,6 +23,7 @@ import (
 // accept it, and it must equal what the generator makes of the captured
 // files directly, which proves the raw definitions survived the trip.
 func TestGenCorpusThroughFakeUpstreams(t *testing.T) {
+	t.Parallel()
 	ta := newTestApp(t)
 	ws := t.TempDir()
 	names := corpusNames(t)
@@ -88,6 +89,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 // TestGenLifecycle regenerates a workspace through the command as servers
 // change and fail.
 func TestGenLifecycle(t *testing.T) {
+	t.Parallel()
 	ta := newTestApp(t)
 	ws := t.TempDir()
 	cfg := writeConfig(t, ws, "memory", "slack")
@@ -213,6 +215,7 @@ func exists(p string) bool {
 }
 
 func TestGenWatch(t *testing.T) {
+	t.Parallel()
 	ta := newTestApp(t)
 	ws := t.TempDir()
 	cfg := writeConfig(t, ws, "slack")
@@ -277,6 +280,7 @@ func TestGenWatch(t *testing.T) {
 // TestGenWaitsForAnotherGen holds the workspace's gen lock: a gen waits,
 // says so, and writes only once the lock is released.
 func TestGenWaitsForAnotherGen(t *testing.T) {
+	t.Parallel()
 	ta := newTestApp(t)
 	ws := t.TempDir()
 	cfg := writeConfig(t, ws, "slack")
@@ -315,6 +319,7 @@ func TestGenWaitsForAnotherGen(t *testing.T) {
 // TestGenFailedServerStatus: a failing server is reported as keeping its
 // previous files only when it had some.
 func TestGenFailedServerStatus(t *testing.T) {
+	t.Parallel()
 	ta := newTestApp(t)
 	ws := t.TempDir()
 	cfg := writeConfig(t, ws, "slack", "memory")

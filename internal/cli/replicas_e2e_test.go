@@ -22,6 +22,7 @@ import (
 // CLI becomes a tool on both, with no coordination between them.
 func TestServeReplicasShareAWorkspace(t *testing.T) {
 	e2e(t)
+	t.Parallel()
 	ws := t.TempDir()
 	writeFile(t, filepath.Join(ws, "mcp.json"), string(app.DemoConfig(binary)))
 	if res := runBinary(t, ws, 3*time.Minute, "gen"); res.code != 0 {

@@ -78,6 +78,7 @@ func compact(raw json.RawMessage) string {
 // approved skill on its own.
 func TestDemoEndToEnd(t *testing.T) {
 	e2e(t)
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "demo")
 	checkDemo(t, dir, 1)
 	for _, isolation := range []string{"worker", "none"} {

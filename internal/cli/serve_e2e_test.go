@@ -20,6 +20,7 @@ import (
 // tools/list_changed, and call the skill as a tool.
 func TestServeWithTheOfficialSDKClient(t *testing.T) {
 	e2e(t)
+	t.Parallel()
 	npm := npmPackageDir(t, "@modelcontextprotocol/sdk")
 	ws := t.TempDir()
 	writeFile(t, filepath.Join(ws, "mcp.json"), string(app.DemoConfig(binary)))
