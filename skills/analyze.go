@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -66,10 +67,18 @@ func (a *analysis) unknown() []ToolUse {
 }
 
 // analyze bundles a program as it would live at entry (a path inside the
-// workspace) and reports the tools it calls. Nothing is executed: esbuild
-// only parses and links, and the analysis walks the bundle's syntax tree.
-func (w Workspace) analyze(entry string, source []byte) (*analysis, error) {
-	prog, err := runtime.Bundle(runtime.BundleOptions{Workspace: w.Root, Entry: entry, Source: source, Skills: w.Policy()})
+// workspace), with w.Bundle, and reports the tools it calls. Nothing is
+// executed: esbuild only parses and links, and the analysis walks the
+// bundle's syntax tree.
+func (w Workspace) analyze(ctx context.Context, entry string, source []byte) (*analysis, error) {
+	opts := runtime.BundleOptions{Workspace: w.Root, Entry: entry, Source: source, Skills: w.Policy()}
+	var prog *runtime.Program
+	var err error
+	if w.Bundle != nil {
+		prog, err = w.Bundle(ctx, opts)
+	} else {
+		prog, err = runtime.Bundle(opts)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package skills
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -43,7 +44,7 @@ func (w Workspace) Approve(name string, opts ApproveOptions) (*Approved, error) 
 		return nil, fmt.Errorf("refused: the program of %q changed since it was proposed (its sha256 is %s, the proposal recorded %s); the card shows what was proposed, not what is there now: propose it again", name, got[:12], p.SHA256[:min(12, len(p.SHA256))])
 	}
 	// Analyse again now: the tree may have changed since the proposal.
-	a, err := w.analyze(w.analysisEntry(name), program)
+	a, err := w.analyze(context.Background(), w.analysisEntry(name), program)
 	if err != nil {
 		return nil, fmt.Errorf("refused: the program no longer bundles:\n%w", err)
 	}

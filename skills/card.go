@@ -2,6 +2,7 @@ package skills
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -62,7 +63,7 @@ func (w Workspace) Show(name string) (*Card, error) {
 			UpdatesApproved: approved && pending}
 		if c.Changed {
 			// Show what is there now, analysed afresh, so nothing hides.
-			if a, err := w.analyze(w.analysisEntry(name), program); err == nil {
+			if a, err := w.analyze(context.Background(), w.analysisEntry(name), program); err == nil {
 				c.Tools, c.Dynamic, c.Skills = a.tools, a.dynamic, a.skills
 			}
 		}
@@ -79,7 +80,7 @@ func (w Workspace) Show(name string) (*Card, error) {
 		c := &Card{Name: name, Status: StatusApproved, Description: fm.Description, ProposedBy: fm.Metadata[metaProposedBy],
 			Write: fm.Write(), SHA256: fm.SHA256(), Changed: hashOf(program) != fm.SHA256(), Program: string(program)}
 		c.InputSchema, _ = os.ReadFile(filepath.Join(w.approvedDir(name), schemaFile))
-		a, err := w.analyze(w.approvedEntry(name), program)
+		a, err := w.analyze(context.Background(), w.approvedEntry(name), program)
 		if err != nil {
 			return nil, fmt.Errorf("skills/%s does not bundle: %w", name, err)
 		}

@@ -44,7 +44,7 @@ func (w Workspace) ProposeGit(ctx context.Context, opts ProposeOptions) (*GitPro
 		return nil, errors.New("the repository has no commit yet: commit something first, so the skill branch has a base")
 	}
 
-	files, err := w.approvedLayout(opts)
+	files, err := w.approvedLayout(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -98,8 +98,8 @@ type layoutFile struct {
 // write, granting nothing: a program that calls a tool that is not read-only
 // is laid out read-only, its SKILL.md says so, and `skills verify` fails
 // until a reviewer grants write. Nothing in the workspace changes.
-func (w Workspace) approvedLayout(opts ProposeOptions) ([]layoutFile, error) {
-	p, program, a, err := w.prepare(opts)
+func (w Workspace) approvedLayout(ctx context.Context, opts ProposeOptions) ([]layoutFile, error) {
+	p, program, a, err := w.prepare(ctx, opts)
 	if err != nil {
 		return nil, err
 	}

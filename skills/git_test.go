@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpcode/mcpcode/runtime"
 )
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -39,6 +41,13 @@ func TestProposeGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	w = NewWorkspace(ws)
+	// ProposeGit's context reaches the bundler.
+	type ctxKey struct{}
+	var bundledWith []any
+	w.Bundle = func(ctx context.Context, o runtime.BundleOptions) (*runtime.Program, error) {
+		bundledWith = append(bundledWith, ctx.Value(ctxKey{}))
+		return runtime.Bundle(o)
+	}
 	git(t, repo, "init", "-q", "-b", "main")
 	git(t, repo, "-c", "user.name=t", "-c", "user.email=t@x", "add", ".")
 	git(t, repo, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "-m", "base")
@@ -48,9 +57,12 @@ func TestProposeGit(t *testing.T) {
 
 	prog := filepath.Join(ws, "note.ts")
 	writeFile(t, prog, writeLead)
-	gp, err := w.ProposeGit(context.Background(), ProposeOptions{Name: "note-lead", Description: "Adds a note to the lead.", Rationale: "Done after every call.", Program: []byte(writeLead), ProgramPath: prog, Now: fixedNow})
+	gp, err := w.ProposeGit(context.WithValue(t.Context(), ctxKey{}, "the caller's"), ProposeOptions{Name: "note-lead", Description: "Adds a note to the lead.", Rationale: "Done after every call.", Program: []byte(writeLead), ProgramPath: prog, Now: fixedNow})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(bundledWith) != 1 || bundledWith[0] != "the caller's" {
+		t.Errorf("the bundler got contexts carrying %v, want one: the caller's", bundledWith)
 	}
 	if gp.Branch != "skill/note-lead" {
 		t.Errorf("branch %q", gp.Branch)

@@ -2,6 +2,7 @@ package skills
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -68,7 +69,7 @@ type ProposeResult struct {
 // skills and mcpcode: modules) and its tool calls are found by static
 // analysis. A proposal grants nothing until a person approves it.
 func (w Workspace) Propose(opts ProposeOptions) (*ProposeResult, error) {
-	p, program, _, err := w.prepare(opts)
+	p, program, _, err := w.prepare(context.Background(), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +82,7 @@ func (w Workspace) Propose(opts ProposeOptions) (*ProposeResult, error) {
 }
 
 // prepare checks a proposal and analyses its program, writing nothing.
-func (w Workspace) prepare(opts ProposeOptions) (*Proposal, []byte, *analysis, error) {
+func (w Workspace) prepare(ctx context.Context, opts ProposeOptions) (*Proposal, []byte, *analysis, error) {
 	if err := ValidateName(opts.Name); err != nil {
 		return nil, nil, nil, err
 	}
@@ -108,7 +109,7 @@ func (w Workspace) prepare(opts ProposeOptions) (*Proposal, []byte, *analysis, e
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	a, err := w.analyze(w.analysisEntry(opts.Name), program)
+	a, err := w.analyze(ctx, w.analysisEntry(opts.Name), program)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("the program does not bundle, so it cannot be proposed:\n%w", err)
 	}

@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -65,7 +66,7 @@ func (w Workspace) verifyOne(dir string) []string {
 	} else if hashOf(program) != h {
 		out = append(out, fmt.Sprintf("%s changed since it was approved (sha256 %s, SKILL.md records %s): have it reviewed and approved again", programFile, shortHash(hashOf(program)), shortHash(h)))
 	}
-	a, err := w.analyze(w.approvedEntry(dir), program)
+	a, err := w.analyze(context.Background(), w.approvedEntry(dir), program)
 	if err != nil {
 		return append(out, "the program does not bundle: "+strings.ReplaceAll(err.Error(), "\n", " | "))
 	}

@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcpcode/mcpcode/generator"
+	"github.com/mcpcode/mcpcode/runtime"
 )
 
 // Where things live, relative to the workspace root.
@@ -30,6 +32,16 @@ type Workspace struct {
 	// ManifestPath is the generator's manifest, which says which tools exist
 	// and which are read-only.
 	ManifestPath string
+	// Bundle bundles a program for analysis, never to run it: Propose,
+	// ProposeGit, Show, Approve and Verify bundle proposals and skills to
+	// find the tools they call. A proposal is untrusted source, and some
+	// source crashes esbuild or keeps it busy for many seconds, so a process
+	// that must survive it passes a bundler that works in a worker process
+	// (runtime/worker's Pool.Bundle). It must return the *runtime.BundleError
+	// of a program that does not bundle, diagnostics intact. The skill
+	// policy it should use is the Workspace's own (Policy). Nil bundles in
+	// this process with runtime.Bundle: for trusted programs and tests.
+	Bundle func(ctx context.Context, o runtime.BundleOptions) (*runtime.Program, error)
 }
 
 // NewWorkspace returns the skills of the workspace at root, with the
