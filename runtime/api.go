@@ -208,7 +208,7 @@ const (
 	KindValidation = "validation" // an uncaught ToolError: arguments rejected before sending
 	KindPermission = "permission" // an uncaught ToolError: a skill called a tool it is not granted
 	KindLimit      = "limit"      // a run limit was hit (see RunError.Limit)
-	KindCrashed    = "crashed"    // the worker process died for another reason
+	KindCrashed    = "crashed"    // the worker process died for another reason, or the run could not start
 	KindCanceled   = "canceled"   // the caller's context was canceled
 )
 

@@ -114,10 +114,17 @@ func (a *App) execute(ctx context.Context, isolation string, b runtime.BundleOpt
 	}
 	workers, err := a.workers()
 	if err != nil {
-		return runtime.BundleErrorResult(err)
+		return notStarted(fmt.Errorf("%w (the app needs a WorkerCommand; isolation %q runs trusted programs in this process)", err, IsolationNone))
 	}
 	// The untrusted source is bundled in the worker too.
 	return workers.Run(ctx, b, r)
+}
+
+// notStarted is the failed Result of a run that could not start: of kind
+// "crashed", as worker.Pool reports a worker that could not be started.
+func notStarted(err error) *runtime.Result {
+	return &runtime.Result{Result: json.RawMessage("null"), Logs: []runtime.LogEntry{}, ToolCalls: []runtime.ToolCallRecord{},
+		Error: &runtime.RunError{Kind: runtime.KindCrashed, Message: "the program could not start: " + err.Error()}}
 }
 
 // workerPools holds the app's worker pool, started on first use.
@@ -125,18 +132,38 @@ type workerPools struct {
 	once sync.Once
 	pool *worker.Pool
 	err  error
+	// bundleTimeout, when set before the pool starts, replaces
+	// worker.DefaultBundleTimeout (tests shorten it).
+	bundleTimeout time.Duration
 }
 
-// workers returns the app's worker pool, starting it on first use.
+// workers returns the app's worker pool, starting it on first use. The
+// pool checks the scope a worker claims for a tool call against the
+// workspace's skills (worker.Options.Skills).
 func (a *App) workers() (*worker.Pool, error) {
 	a.pools.once.Do(func() {
 		if a.WorkerCommand == nil {
 			a.pools.err = errNoWorkers
 			return
 		}
-		a.pools.pool = worker.NewPool(worker.Options{Command: a.WorkerCommand})
+		a.pools.pool = worker.NewPool(worker.Options{
+			Command:       a.WorkerCommand,
+			BundleTimeout: a.pools.bundleTimeout,
+			Skills:        func(ws string) runtime.SkillPolicy { return skills.NewWorkspace(ws).Policy() },
+		})
 	})
 	return a.pools.pool, a.pools.err
+}
+
+// bundleInWorker bundles a program in a worker process (worker.Pool.Bundle),
+// where untrusted source that crashes esbuild or keeps it busy costs only
+// that process. The skills' use cases analyse proposals with it.
+func (a *App) bundleInWorker(ctx context.Context, o runtime.BundleOptions) (*runtime.Program, error) {
+	workers, err := a.workers()
+	if err != nil {
+		return nil, err
+	}
+	return workers.Bundle(ctx, o)
 }
 
 // Close stops the app's waiting worker processes.

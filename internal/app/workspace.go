@@ -137,7 +137,17 @@ func (w *Workspace) Pool(o PoolOptions) *servers.Pool {
 }
 
 // SkillStore is the workspace's skills: approved, pending and dismissed.
-func (w *Workspace) SkillStore() skills.Workspace { return skills.NewWorkspace(w.Root) }
+// Proposals are untrusted programs: when the app can start workers, every
+// use case that bundles one (propose, show, approve, verify) bundles it in
+// a worker process; without a worker command (tests that configure none),
+// in this process.
+func (w *Workspace) SkillStore() skills.Workspace {
+	s := skills.NewWorkspace(w.Root)
+	if w.app != nil && w.app.WorkerCommand != nil {
+		s.Bundle = w.app.bundleInWorker
+	}
+	return s
+}
 
 // Rel shows path relative to the workspace root when it lies inside it.
 func (w *Workspace) Rel(path string) string { return Rel(w.Root, path) }
