@@ -20,4 +20,9 @@
 //
 // The package reaches MCP only through the mcptool.Caller interface; it
 // never writes to the host's stdout or reads the environment.
+//
+// Its name is the design's ("runtime" runs programs) and shadows the
+// standard library's package of that name: a file that needs both imports
+// the standard one as goruntime (import goruntime "runtime"), so that a
+// bare "runtime." in this module always means this package.
 package runtime

@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
+	goruntime "runtime"
 	"sort"
 	"strings"
 
@@ -65,7 +65,7 @@ type InitReport struct {
 func HostConfigPath(host, home, cwd string) (string, error) {
 	switch host {
 	case HostClaudeDesktop:
-		switch runtime.GOOS {
+		switch goruntime.GOOS {
 		case "darwin":
 			return filepath.Join(home, "Library", "Application Support", "Claude", "claude_desktop_config.json"), nil
 		case "windows":
