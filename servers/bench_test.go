@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -75,4 +76,41 @@ for (let i = 0; i < %d; i++) await callMCPTool("echo", "echo", { n: i });
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchCalls), "ns/call")
+}
+
+// BenchmarkRunStopsStdioServer is what a `run` of a program calling one
+// stdio server pays after the program ends: the pool stopping the server.
+// Each op starts the server (this test binary as a go-sdk stdio server),
+// runs a program making one call, then closes the pool; only the close is
+// timed, reported as ms-after-program-end. The "exits-on-stdin-close"
+// server is the common case (go-sdk and the TypeScript SDK exit when stdin
+// closes); "ignores-stdin-close" keeps running until SIGTERM, which it gets
+// after the grace period.
+func BenchmarkRunStopsStdioServer(b *testing.B) {
+	for _, c := range []struct{ name, role string }{{"exits-on-stdin-close", "env"}, {"ignores-stdin-close", "stubborn"}} {
+		b.Run(c.name, func(b *testing.B) {
+			ctx := context.Background()
+			ws := b.TempDir()
+			prog, err := runtime.Bundle(runtime.BundleOptions{Workspace: ws, Entry: ws + "/bench.ts",
+				Source: []byte(`import { callMCPTool } from "mcpcode:runtime"; await callMCPTool("srv", "environ", {});`)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg := &Config{Path: "mcp.json", Servers: []ServerConfig{{Name: "srv", Transport: TransportStdio,
+				Command: os.Args[0], Env: map[string]string{"MCPCODE_TEST_SERVER": c.role}}}}
+			var stopping time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				pool := NewPool(cfg, PoolOptions{ConnectTimeout: 30 * time.Second})
+				if r := runtime.Run(ctx, prog, runtime.RunOptions{Workspace: ws, Caller: pool, Limits: runtime.DefaultLimits()}); !r.OK {
+					b.Fatal(r.Error)
+				}
+				b.StartTimer()
+				start := time.Now()
+				_ = pool.Close()
+				stopping += time.Since(start)
+			}
+			b.ReportMetric(float64(stopping.Microseconds())/1000/float64(b.N), "ms-after-program-end")
+		})
+	}
 }

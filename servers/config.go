@@ -28,7 +28,8 @@ var ConfigFileNames = []string{"mcp.json", ".mcp.json"}
 type Config struct {
 	// Path is the file the config was read from.
 	Path string
-	// Servers are the enabled servers, sorted by name.
+	// Servers are the enabled servers, sorted by name, including those
+	// whose entry has a problem (ServerConfig.Err).
 	Servers []ServerConfig
 	// Disabled names the servers marked "disabled": true, sorted.
 	Disabled []string
@@ -46,7 +47,42 @@ type ServerConfig struct {
 	Cwd       string            `json:"cwd,omitempty"`
 	URL       string            `json:"url,omitempty"`
 	Headers   map[string]string `json:"-"` // never printed: it may hold secrets
+	// OAuth configures authorization for an http or sse server; nil when
+	// mcp.json has no "oauth" object (a server that asks for a login is
+	// still handled, with dynamic registration).
+	OAuth *OAuthConfig `json:"oauth,omitempty"`
+	// Roots are the directories (absolute paths) offered to the server as
+	// roots; nil means the default (the workspace's files folder), empty
+	// means none.
+	Roots []string `json:"roots,omitempty"`
+	// Err is a problem in this server's entry (an unset ${VAR}, a missing
+	// "command"): the server cannot be used until it is fixed, and every use
+	// of it fails with this error; the other servers are not affected.
+	Err error `json:"-"`
 }
+
+// OAuthConfig is the "oauth" object of a server entry.
+type OAuthConfig struct {
+	// ClientID and ClientSecret are a client registered in advance with the
+	// authorization server; without them mcpcode registers itself (Client
+	// ID Metadata Document, then dynamic registration).
+	ClientID     string `json:"clientId,omitempty"`
+	ClientSecret string `json:"-"` // never printed: a secret
+	// ClientMetadataURL is an https URL where mcpcode's client metadata
+	// document is published (Client ID Metadata Documents).
+	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
+	// Scopes are requested instead of the ones the server advertises.
+	Scopes []string `json:"scopes,omitempty"`
+	// Grant is GrantAuthorizationCode (a person logs in with `mcpcode
+	// auth`) or GrantClientCredentials (a machine: no person, no browser).
+	Grant string `json:"grant,omitempty"`
+}
+
+// OAuth grants.
+const (
+	GrantAuthorizationCode = "authorization_code"
+	GrantClientCredentials = "client_credentials"
+)
 
 // Server returns the enabled server of that name.
 func (c *Config) Server(name string) (ServerConfig, bool) {
@@ -105,13 +141,24 @@ type rawEntry struct {
 	URL      string            `json:"url"`
 	Headers  map[string]string `json:"headers"`
 	Disabled bool              `json:"disabled"`
+	OAuth    *rawOAuth         `json:"oauth"`
+	Roots    *[]string         `json:"roots"`
+}
+
+// rawOAuth is the "oauth" object as written.
+type rawOAuth struct {
+	ClientID          string   `json:"clientId"`
+	ClientSecret      string   `json:"clientSecret"`
+	ClientMetadataURL string   `json:"clientMetadataUrl"`
+	Scopes            []string `json:"scopes"`
+	Grant             string   `json:"grant"`
 }
 
 // knownEntryFields are the entry fields mcpcode reads; others (such as
 // "autoApprove" or "timeout" from other hosts) only give a warning.
 var knownEntryFields = map[string]bool{
 	"type": true, "command": true, "args": true, "env": true, "cwd": true,
-	"url": true, "headers": true, "disabled": true,
+	"url": true, "headers": true, "disabled": true, "oauth": true, "roots": true,
 }
 
 // ParseConfig parses config data; name is used in messages (usually the path).
@@ -141,10 +188,16 @@ func ParseConfig(data []byte, name string, lookupEnv func(string) (string, bool)
 	}
 	baseDir := filepath.Dir(name)
 	for _, srvName := range sortedKeys(entries) {
+		if strings.TrimSpace(srvName) == "" {
+			return nil, fmt.Errorf("%s: a server has an empty name; give it a name", display)
+		}
 		srv, disabled, warnings, err := parseEntry(display, srvName, entries[srvName], baseDir, lookupEnv)
 		cfg.Warnings = append(cfg.Warnings, warnings...)
 		if err != nil {
-			return nil, err
+			// Only this server is broken: the others stay usable, and every
+			// use of this one reports the problem.
+			cfg.Servers = append(cfg.Servers, ServerConfig{Name: srvName, Transport: srv.Transport, Err: err})
+			continue
 		}
 		if disabled {
 			cfg.Disabled = append(cfg.Disabled, srvName)
@@ -174,9 +227,6 @@ func serversKey(display string, top map[string]json.RawMessage) (string, json.Ra
 
 func parseEntry(display, name string, raw json.RawMessage, baseDir string, lookupEnv func(string) (string, bool)) (ServerConfig, bool, []string, error) {
 	where := fmt.Sprintf("%s: server %q", display, name)
-	if strings.TrimSpace(name) == "" {
-		return ServerConfig{}, false, nil, fmt.Errorf("%s: a server has an empty name; give it a name", display)
-	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
 		return ServerConfig{}, false, nil, fmt.Errorf("%s: the entry must be an object with \"command\" or \"url\"", where)
@@ -204,6 +254,20 @@ func parseEntry(display, name string, raw json.RawMessage, baseDir string, looku
 	}
 	x := expander{where: where, lookup: lookupEnv}
 	srv := ServerConfig{Name: name, Transport: transport}
+	if e.Roots != nil {
+		srv.Roots = []string{}
+		for i, r := range *e.Roots {
+			root := x.expand(fmt.Sprintf("roots[%d]", i), r)
+			root = strings.TrimPrefix(root, "file://")
+			if root == "" && x.err == nil {
+				x.fail(fmt.Errorf("%s: roots[%d] is empty; give a directory", where, i))
+			}
+			if !filepath.IsAbs(root) {
+				root = filepath.Join(baseDir, root)
+			}
+			srv.Roots = append(srv.Roots, filepath.Clean(root))
+		}
+	}
 	switch transport {
 	case TransportStdio:
 		srv.Command = x.expand("command", e.Command)
@@ -226,19 +290,62 @@ func parseEntry(display, name string, raw json.RawMessage, baseDir string, looku
 		if e.Command != "" || len(e.Args) > 0 || len(e.Env) > 0 {
 			warnings = append(warnings, fmt.Sprintf("%s: \"command\", \"args\" and \"env\" are ignored for a %s server", where, transport))
 		}
+		if e.OAuth != nil {
+			o, err := parseOAuth(where, e.OAuth, &x)
+			if err != nil {
+				return ServerConfig{Transport: transport}, false, warnings, err
+			}
+			srv.OAuth = o
+		}
+	}
+	if transport == TransportStdio && e.OAuth != nil {
+		warnings = append(warnings, fmt.Sprintf("%s: \"oauth\" is ignored for a stdio server", where))
 	}
 	if x.err != nil {
-		return ServerConfig{}, false, warnings, x.err
+		return ServerConfig{Transport: transport}, false, warnings, x.err
 	}
 	if transport == TransportStdio && strings.TrimSpace(srv.Command) == "" {
-		return ServerConfig{}, false, warnings, fmt.Errorf("%s: \"command\" is empty", where)
+		return ServerConfig{Transport: transport}, false, warnings, fmt.Errorf("%s: \"command\" is empty", where)
 	}
 	if transport != TransportStdio {
 		if err := checkURL(where, e.URL, srv.URL); err != nil {
-			return ServerConfig{}, false, warnings, err
+			return ServerConfig{Transport: transport}, false, warnings, err
 		}
 	}
 	return srv, false, warnings, nil
+}
+
+// parseOAuth checks and expands an "oauth" object.
+func parseOAuth(where string, r *rawOAuth, x *expander) (*OAuthConfig, error) {
+	o := &OAuthConfig{
+		ClientID:          x.expand("oauth.clientId", r.ClientID),
+		ClientSecret:      x.expand("oauth.clientSecret", r.ClientSecret),
+		ClientMetadataURL: x.expand("oauth.clientMetadataUrl", r.ClientMetadataURL),
+		Grant:             r.Grant,
+	}
+	for i, s := range r.Scopes {
+		o.Scopes = append(o.Scopes, x.expand(fmt.Sprintf("oauth.scopes[%d]", i), s))
+	}
+	if x.err != nil {
+		return nil, x.err
+	}
+	switch o.Grant {
+	case "":
+		o.Grant = GrantAuthorizationCode
+	case GrantAuthorizationCode, GrantClientCredentials:
+	default:
+		return nil, fmt.Errorf("%s: oauth.grant %q: use %q (a person logs in) or %q (a machine)", where, r.Grant, GrantAuthorizationCode, GrantClientCredentials)
+	}
+	if o.Grant == GrantClientCredentials && (o.ClientID == "" || o.ClientSecret == "") {
+		return nil, fmt.Errorf("%s: oauth.grant %q needs oauth.clientId and oauth.clientSecret (write the secret as ${VAR})", where, GrantClientCredentials)
+	}
+	if o.ClientSecret != "" && o.ClientID == "" {
+		return nil, fmt.Errorf("%s: oauth.clientSecret is set but oauth.clientId is not; set both", where)
+	}
+	if m := o.ClientMetadataURL; m != "" && !strings.HasPrefix(m, "https://") {
+		return nil, fmt.Errorf("%s: oauth.clientMetadataUrl %q must be an https URL with a path", where, r.ClientMetadataURL)
+	}
+	return o, nil
 }
 
 // transportOf decides the transport: an explicit "type", else stdio when a
@@ -331,6 +438,8 @@ func jsonTypeName(kind string) string {
 		return "a string"
 	case "bool":
 		return "true or false"
+	case "struct":
+		return "an object"
 	}
 	return kind
 }

@@ -89,6 +89,15 @@ func checkConfig(t *testing.T, cfg *Config, name string) {
 		}
 	}
 	for _, s := range cfg.Servers {
+		if s.Err != nil {
+			if msg := s.Err.Error(); !strings.HasPrefix(msg, "mcp.json") || strings.Contains(msg, fuzzSecret) {
+				t.Errorf("server %q: error %q does not name the file or shows the value of ${TOKEN}", s.Name, msg)
+			}
+			if s.Command != "" || s.URL != "" || s.Env != nil || s.Headers != nil || s.OAuth != nil {
+				t.Errorf("broken server %q keeps values that were not checked: %+v", s.Name, s)
+			}
+			continue
+		}
 		switch s.Transport {
 		case TransportStdio:
 			if strings.TrimSpace(s.Command) == "" || s.URL != "" || s.Headers != nil {

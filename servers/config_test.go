@@ -1,6 +1,7 @@
 package servers
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -47,7 +48,7 @@ func TestParseConfigErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseConfig([]byte(tt.json), "/ws/mcp.json", env)
+			err := firstError(ParseConfig([]byte(tt.json), "/ws/mcp.json", env))
 			if err == nil {
 				t.Fatalf("no error; want %q", tt.want)
 			}
@@ -58,11 +59,101 @@ func TestParseConfigErrors(t *testing.T) {
 	}
 }
 
+// firstError is the error of ParseConfig, else the first server's
+// configuration error.
+func firstError(cfg *Config, err error) error {
+	if err != nil {
+		return err
+	}
+	for _, s := range cfg.Servers {
+		if s.Err != nil {
+			return s.Err
+		}
+	}
+	return nil
+}
+
+// TestConfigErrorIsPerServer: a problem in one entry (an unset variable)
+// makes only that server unusable; the config loads and the other servers
+// are intact.
+func TestConfigErrorIsPerServer(t *testing.T) {
+	t.Parallel()
+	cfg, err := ParseConfig([]byte(`{"mcpServers": {
+  "crm": {"type": "http", "url": "https://x.test/mcp", "headers": {"Authorization": "Bearer ${CRM_TOKEN}"}},
+  "fs": {"command": "fs-server", "args": ["${HOME_DIR}"]},
+  "ok": {"command": "ok-server"}}}`), "/ws/mcp.json", envOf(map[string]string{"HOME_DIR": "/home/me"}))
+	if err != nil {
+		t.Fatalf("one broken entry failed the whole config: %v", err)
+	}
+	if got := cfg.Names(); !reflect.DeepEqual(got, []string{"crm", "fs", "ok"}) {
+		t.Errorf("names %v: a broken server must still be listed", got)
+	}
+	crm, _ := cfg.Server("crm")
+	want := `mcp.json: server "crm": environment variable CRM_TOKEN is not set (used in headers.Authorization); set it, or write ${CRM_TOKEN:-default}`
+	if crm.Err == nil || crm.Err.Error() != want || crm.Transport != TransportHTTP {
+		t.Errorf("crm: %+v, err %v; want the error %q", crm, crm.Err, want)
+	}
+	for _, n := range []string{"fs", "ok"} {
+		if s, _ := cfg.Server(n); s.Err != nil || s.Command == "" {
+			t.Errorf("%s: %+v, err %v", n, s, s.Err)
+		}
+	}
+}
+
+func TestParseConfigOAuthAndRoots(t *testing.T) {
+	t.Parallel()
+	env := envOf(map[string]string{"SECRET": "s3cret", "HOME_DIR": "/home/me"})
+	cfg, err := ParseConfig([]byte(`{"mcpServers": {
+  "crm": {"url": "https://x.test/mcp", "oauth": {"clientId": "abc", "clientSecret": "${SECRET}", "scopes": ["read", "write"]}},
+  "m2m": {"url": "https://x.test/mcp", "oauth": {"clientId": "abc", "clientSecret": "${SECRET}", "grant": "client_credentials"}},
+  "bad-grant": {"url": "https://x.test/mcp", "oauth": {"grant": "password"}},
+  "cc-no-secret": {"url": "https://x.test/mcp", "oauth": {"clientId": "abc", "grant": "client_credentials"}},
+  "unset": {"url": "https://x.test/mcp", "oauth": {"clientId": "abc", "clientSecret": "${NOPE}"}},
+  "fs": {"command": "fs", "roots": ["data", "${HOME_DIR}/notes", "file:///srv/x"]},
+  "none": {"command": "fs", "roots": []}}}`), "/ws/mcp.json", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crm, _ := cfg.Server("crm")
+	if crm.Err != nil || crm.OAuth == nil || crm.OAuth.ClientID != "abc" || crm.OAuth.ClientSecret != "s3cret" ||
+		crm.OAuth.Grant != GrantAuthorizationCode || !reflect.DeepEqual(crm.OAuth.Scopes, []string{"read", "write"}) {
+		t.Errorf("crm: %+v %+v", crm, crm.OAuth)
+	}
+	if m, _ := cfg.Server("m2m"); m.Err != nil || m.OAuth.Grant != GrantClientCredentials {
+		t.Errorf("m2m: %+v", m)
+	}
+	wantErrs := map[string]string{
+		"bad-grant":    `mcp.json: server "bad-grant": oauth.grant "password": use "authorization_code" (a person logs in) or "client_credentials" (a machine)`,
+		"cc-no-secret": `mcp.json: server "cc-no-secret": oauth.grant "client_credentials" needs oauth.clientId and oauth.clientSecret (write the secret as ${VAR})`,
+		"unset":        `mcp.json: server "unset": environment variable NOPE is not set (used in oauth.clientSecret); set it, or write ${NOPE:-default}`,
+	}
+	for name, want := range wantErrs {
+		if s, _ := cfg.Server(name); s.Err == nil || s.Err.Error() != want {
+			t.Errorf("%s: error %v, want %s", name, s.Err, want)
+		}
+	}
+	fs, _ := cfg.Server("fs")
+	if want := []string{"/ws/data", "/home/me/notes", "/srv/x"}; !reflect.DeepEqual(fs.Roots, want) {
+		t.Errorf("roots %q, want %q", fs.Roots, want)
+	}
+	if n, _ := cfg.Server("none"); n.Roots == nil || len(n.Roots) != 0 {
+		t.Errorf(`"roots": [] must mean no roots (empty, not nil): %#v`, n.Roots)
+	}
+	if plain, _ := cfg.Server("crm"); plain.Roots != nil {
+		t.Errorf("no roots field must mean the default (nil): %#v", plain.Roots)
+	}
+	// The secret never shows in what is printed of a server.
+	b, _ := json.Marshal(crm)
+	if strings.Contains(string(b), "s3cret") {
+		t.Errorf("the encoded server config shows the client secret: %s", b)
+	}
+}
+
 func TestParseConfigErrorsHideVariableValues(t *testing.T) {
 	t.Parallel()
 	const secret = "s3cret-token"
 	env := envOf(map[string]string{"TOKEN": secret})
-	_, err := ParseConfig([]byte(`{"mcpServers": {"crm": {"type": "http", "url": "${TOKEN}"}}}`), "/ws/mcp.json", env)
+	err := firstError(ParseConfig([]byte(`{"mcpServers": {"crm": {"type": "http", "url": "${TOKEN}"}}}`), "/ws/mcp.json", env))
 	want := `mcp.json: server "crm": url "${TOKEN}" must start with http:// or https:// once its variables are expanded; check their values`
 	if err == nil || err.Error() != want {
 		t.Errorf("error:\n got %v\nwant %s", err, want)

@@ -58,6 +58,36 @@ func fakeServer(role string) int {
 			return 1
 		}
 		return 0
+	case "noisy":
+		// A server that prints a banner on stdout before serving, and a
+		// line of chatter in the middle of a call.
+		fmt.Println("Starting Noisy MCP server...")
+		fmt.Println("")
+		fmt.Println("{not json either")
+		s := mcp.NewServer(&mcp.Implementation{Name: "noisy", Version: "1"}, nil)
+		s.AddTool(&mcp.Tool{Name: "chatty", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				fmt.Println("processing request... done")
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "fine"}}}, nil
+			})
+		if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			return 1
+		}
+		return 0
+	case "stubborn":
+		// A server that keeps running after its stdin closes (until a
+		// signal stops it).
+		s := mcp.NewServer(&mcp.Implementation{Name: "stubborn", Version: "1"}, nil)
+		s.AddTool(&mcp.Tool{Name: "environ", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+			})
+		_ = s.Run(context.Background(), &mcp.StdioTransport{})
+		select {}
+	case "banner-crash":
+		fmt.Println("Starting Broken MCP server...")
+		fmt.Fprintln(os.Stderr, "Error: cannot find module 'zod'")
+		return 1
 	case "raw":
 		var tools []json.RawMessage
 		data, err := os.ReadFile(os.Getenv("MCPCODE_TEST_TOOLS"))

@@ -115,10 +115,13 @@ type Status struct {
 
 // ServerError is a failure of one server, with what its stderr said.
 type ServerError struct {
-	Server  string
-	Err     error
-	Stderr  []string // last lines of a stdio server's stderr
-	LogPath string   // full stderr log, when kept
+	Server string
+	Err    error
+	Stderr []string // last lines of a stdio server's stderr
+	// Stdout are the last lines a stdio server printed on stdout that were
+	// not JSON-RPC (skipped, and often the reason it failed).
+	Stdout  []string
+	LogPath string // the server's full log, when kept
 }
 
 func (e *ServerError) Error() string { return fmt.Sprintf("server %q: %v", e.Server, e.Err) }
@@ -128,6 +131,13 @@ func (e *ServerError) Unwrap() error { return e.Err }
 func (e *ServerError) Detail() string {
 	var b strings.Builder
 	b.WriteString(e.Error())
+	if len(e.Stdout) > 0 {
+		b.WriteString("\nlines it printed on stdout that are not JSON-RPC (skipped):")
+		for _, l := range e.Stdout {
+			b.WriteString("\n  ")
+			b.WriteString(l)
+		}
+	}
 	if len(e.Stderr) > 0 {
 		where := ""
 		if e.LogPath != "" {
@@ -163,12 +173,13 @@ func (p *Pool) upstream(name string) (*upstream, error) {
 		}
 		return nil, fmt.Errorf("%w %q: %s configures %s", ErrUnknownServer, name, filepath.Base(p.cfg.Path), strings.Join(names, ", "))
 	}
-	u := &upstream{pool: p, cfg: cfg, capture: newToolsCapture(), tail: newTailBuffer(20)}
-	if cfg.Transport == TransportStdio && p.opts.Dial == nil {
-		u.stdio = &stdioTransport{cfg: cfg, env: mergeEnv(p.opts.BaseEnv, cfg.Env), tail: u.tail}
-		if dir := p.opts.LogDir; dir != "" {
-			u.stdio.logPath = filepath.Join(dir, logFileName(cfg.Name))
-		}
+	logPath := ""
+	if dir := p.opts.LogDir; dir != "" {
+		logPath = filepath.Join(dir, logFileName(cfg.Name))
+	}
+	u := &upstream{pool: p, cfg: cfg, capture: newToolsCapture(), log: newServerLog(logPath)}
+	if cfg.Transport == TransportStdio && p.opts.Dial == nil && cfg.Err == nil {
+		u.stdio = &stdioTransport{cfg: cfg, env: mergeEnv(p.opts.BaseEnv, cfg.Env), log: u.log}
 	}
 	p.ups[name] = u
 	return u, nil
@@ -341,7 +352,7 @@ type upstream struct {
 	pool    *Pool
 	cfg     ServerConfig
 	capture *toolsCapture
-	tail    *tailBuffer     // last stderr lines of a stdio server, across restarts
+	log     *serverLog      // .mcpcode/logs/<server>.log and the last lines of a stdio server's stderr
 	stdio   *stdioTransport // starts a new process on each connect; nil unless stdio
 
 	mu      sync.Mutex // serializes connecting and listing
@@ -363,6 +374,9 @@ func (u *upstream) session(ctx context.Context) (*mcp.ClientSession, *Listing, e
 }
 
 func (u *upstream) connectLocked(ctx context.Context) error {
+	if err := u.cfg.Err; err != nil {
+		return u.fail(err) // a problem in its mcp.json entry
+	}
 	start := time.Now()
 	timeout := u.pool.opts.ConnectTimeout
 	cctx, cancel := context.WithTimeout(ctx, timeout)
@@ -405,12 +419,21 @@ func (u *upstream) explainConnect(cctx, ctx context.Context, err error, timeout 
 	}
 	if u.stdio != nil {
 		if p := u.stdio.running(); p != nil {
-			// Let the exit status arrive if the process is going away.
+			// Let the exit status and the last of its stderr arrive if the
+			// process is going away.
+			wait := time.After(200 * time.Millisecond)
 			select {
 			case <-p.exited:
-			case <-time.After(200 * time.Millisecond):
+				select {
+				case <-p.stderrDone:
+				case <-wait:
+				}
+			case <-wait:
 			}
 			if st := p.exitStatus(); st != "" && cctx.Err() == nil {
+				if junk := u.log.junkLines(); len(junk) > 0 {
+					return fmt.Errorf("the server %s before answering initialize; it printed on stdout %q, which is not JSON-RPC (skipped)", st, junk[len(junk)-1])
+				}
 				return fmt.Errorf("the server %s before answering initialize", st)
 			}
 		}
@@ -418,7 +441,53 @@ func (u *upstream) explainConnect(cctx, ctx context.Context, err error, timeout 
 	if cctx.Err() != nil && ctx.Err() == nil {
 		return fmt.Errorf("no answer to initialize within %s (--connect-timeout); the server was stopped", timeout)
 	}
+	if hint := u.transportHint(cctx, err); hint != "" {
+		return fmt.Errorf("connecting: %w; %s", err, hint)
+	}
 	return fmt.Errorf("connecting: %w", err)
+}
+
+// transportHint checks, after an http or sse server answered initialize
+// with an HTTP error, whether the url speaks the other transport, and says
+// which "type" to write. It returns "" when that is not the problem.
+func (u *upstream) transportHint(ctx context.Context, err error) string {
+	if u.stdio != nil || u.pool.opts.Dial != nil || ctx.Err() != nil || !isHTTPStatusError(err) {
+		return ""
+	}
+	other := TransportSSE
+	if u.cfg.Transport == TransportSSE {
+		other = TransportHTTP
+	}
+	probe := u.cfg
+	probe.Transport = other
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	hc := &http.Client{Transport: &httpRoundTripper{base: http.DefaultTransport, headers: probe.Headers}}
+	var t mcp.Transport = &mcp.StreamableClientTransport{Endpoint: probe.URL, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}
+	if other == TransportSSE {
+		t = &detachedTransport{&mcp.SSEClientTransport{Endpoint: probe.URL, HTTPClient: hc}}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: u.pool.opts.ClientName, Version: u.pool.opts.ClientVersion}, nil)
+	sess, perr := client.Connect(pctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	if perr != nil {
+		return ""
+	}
+	_ = sess.Close()
+	name := map[string]string{TransportHTTP: "streamable HTTP", TransportSSE: "SSE"}
+	return fmt.Sprintf("the url speaks the %s transport, not %s: write \"type\": %q in its mcp.json entry", name[other], name[u.cfg.Transport], other)
+}
+
+// isHTTPStatusError reports whether err is an HTTP error status (the server
+// answered, but not as the transport expected), as opposed to a network
+// failure.
+func isHTTPStatusError(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"Not Found", "Bad Request", "Method Not Allowed", "Not Acceptable", "Unsupported Media Type", "404", "405", "400", "406", "415"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // list reads every tool, keeping the raw definitions.
@@ -510,6 +579,7 @@ func (u *upstream) close() {
 	if sess != nil {
 		_ = sess.Close()
 	}
+	u.log.close()
 }
 
 // fail wraps err as this server's error, with its stderr when it has one.
@@ -518,9 +588,12 @@ func (u *upstream) fail(err error) error {
 	if errors.As(err, &se) {
 		return err
 	}
-	se = &ServerError{Server: u.cfg.Name, Err: err, Stderr: u.tail.Lines()}
-	if u.stdio != nil && len(se.Stderr) > 0 {
-		se.LogPath = u.stdio.logPath
+	se = &ServerError{Server: u.cfg.Name, Err: err}
+	if u.stdio != nil {
+		se.Stderr, se.Stdout = u.log.stderrLines(), u.log.junkLines()
+		if len(se.Stderr)+len(se.Stdout) > 0 {
+			se.LogPath = u.log.path
+		}
 	}
 	return se
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -15,19 +14,24 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// stopGrace is how long a stdio server gets to exit after its stdin is
-// closed, and again after SIGTERM, before its whole process group is killed.
-const stopGrace = 2 * time.Second
+// Stopping a stdio server: its stdin is closed (the MCP way to ask it to
+// exit) and it gets stopGrace to exit; then its process group gets SIGTERM
+// and termGrace; then SIGKILL. A server that exits when its stdin closes
+// costs a run or a gen only the time it takes to exit.
+const (
+	stopGrace = 100 * time.Millisecond
+	termGrace = 500 * time.Millisecond
+)
 
 // stdioTransport starts a stdio server in its own process group, with an
 // explicit environment, and captures its stderr to a log file and a tail kept
 // in memory for error messages. Closing the connection stops the whole
-// group, so that `npx`-style grandchildren die with it.
+// group, so that `npx`-style grandchildren die with it. Lines of its stdout
+// that are not JSON-RPC are skipped and logged.
 type stdioTransport struct {
-	cfg     ServerConfig
-	env     []string
-	logPath string // "" keeps stderr only in memory
-	tail    *tailBuffer
+	cfg ServerConfig
+	env []string
+	log *serverLog
 
 	mu   sync.Mutex
 	proc *process
@@ -46,7 +50,8 @@ type process struct {
 	stdout *os.File
 	exited chan struct{} // closed when the leader has exited
 	err    error         // the leader's exit status, once exited
-	log    *os.File
+	// stderrDone is closed when all of its stderr has been read.
+	stderrDone chan struct{}
 }
 
 func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -57,7 +62,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	t.mu.Lock()
 	t.proc = p
 	t.mu.Unlock()
-	conn, err := (&mcp.IOTransport{Reader: p.stdout, Writer: p.stdin}).Connect(ctx)
+	conn, err := (&mcp.IOTransport{Reader: newStdoutFilter(p.stdout, t.log.skipped), Writer: p.stdin}).Connect(ctx)
 	if err != nil {
 		p.stop()
 		return nil, err
@@ -66,7 +71,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 }
 
 func (t *stdioTransport) start() (*process, error) {
-	t.tail.reset()
+	t.log.restart()
 	cmd := exec.Command(t.cfg.Command, t.cfg.Args...)
 	if errors.Is(cmd.Err, exec.ErrNotFound) || errors.Is(cmd.Err, os.ErrNotExist) {
 		return nil, &startError{fmt.Errorf("command %q not found: install it or fix \"command\" in the config (PATH is searched for bare names)", t.cfg.Command)}
@@ -95,12 +100,7 @@ func (t *stdioTransport) start() (*process, error) {
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{})}
-	if t.logPath != "" {
-		if err := os.MkdirAll(filepath.Dir(t.logPath), 0o755); err == nil {
-			p.log, _ = os.OpenFile(t.logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-		}
-	}
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{}), stderrDone: make(chan struct{})}
 	err = cmd.Start()
 	// The child holds its own copies of these ends now.
 	inR.Close()
@@ -110,15 +110,12 @@ func (t *stdioTransport) start() (*process, error) {
 		inW.Close()
 		outR.Close()
 		errR.Close()
-		if p.log != nil {
-			p.log.Close()
-		}
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 			return nil, &startError{fmt.Errorf("command %q not found: install it or fix \"command\" in the config (PATH is searched for bare names)", t.cfg.Command)}
 		}
 		return nil, &startError{fmt.Errorf("starting %q: %w", t.cfg.Command, err)}
 	}
-	go p.copyStderr(errR, t.tail)
+	go p.copyStderr(errR, t.log)
 	go func() {
 		p.err = cmd.Wait()
 		close(p.exited)
@@ -126,21 +123,20 @@ func (t *stdioTransport) start() (*process, error) {
 	return p, nil
 }
 
-// copyStderr copies the server's stderr into the log file and the tail until
-// every process holding it has closed it.
-func (p *process) copyStderr(r *os.File, tail *tailBuffer) {
+// copyStderr copies the server's stderr into its log until every process
+// holding it has closed it.
+func (p *process) copyStderr(r *os.File, log *serverLog) {
+	defer close(p.stderrDone)
 	defer r.Close()
-	var w io.Writer = tail
-	if p.log != nil {
-		w = io.MultiWriter(p.log, tail)
-		defer p.log.Close()
-	}
-	_, _ = io.Copy(w, r)
+	_, _ = io.Copy(log, r)
 }
 
 // stop closes the server's stdin, waits briefly, then terminates and finally
-// kills its whole process group.
+// kills its whole process group. Its stdout is drained meanwhile, so that a
+// server answering a call that was abandoned does not die of a broken pipe
+// (and leave a stack trace in its log).
 func (p *process) stop() {
+	go func() { _, _ = io.Copy(io.Discard, p.stdout) }()
 	p.stdin.Close()
 	select {
 	case <-p.exited:
@@ -148,7 +144,7 @@ func (p *process) stop() {
 		signalGroup(p.cmd, false)
 		select {
 		case <-p.exited:
-		case <-time.After(stopGrace):
+		case <-time.After(termGrace):
 		}
 	}
 	// Whatever the leader did, children it left behind go too.
@@ -223,6 +219,13 @@ func (b *tailBuffer) Write(p []byte) (int, error) {
 	}
 	b.partial = append([]byte(nil), data...)
 	return len(p), nil
+}
+
+// add keeps one whole line.
+func (b *tailBuffer) add(line string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.push(line)
 }
 
 func (b *tailBuffer) reset() {

@@ -16,29 +16,35 @@ import (
 )
 
 func cmdServers(a *cli, args []string) int {
-	fs := a.flags("servers", "[--dir WORKSPACE] [--config FILE] [--json]",
-		"Connects to every enabled server in mcp.json at once and shows, per server, its status\n(ok, or failed with the reason), transport, name and version, tool count and connect time.\nExits 1 if any server failed, after showing everything that worked.")
+	fs := a.flags("servers", "[--dir WORKSPACE] [--config FILE] [--json] [SERVER...]",
+		"Connects to every enabled server in mcp.json (or the ones named) at once and shows, per server, its status\n(ok, or failed with the reason), transport, name and version, tool count and connect time.\nExits 1 if any server failed, after showing everything that worked.")
 	var cf connFlags
 	cf.register(fs)
 	asJSON := fs.Bool("json", false, "print the result as JSON")
-	rest, code, ok := parse(fs, args)
+	names, code, ok := parse(fs, args)
 	if !ok {
 		return code
-	}
-	if len(rest) > 0 {
-		return a.usageError("servers", "unexpected argument %q", rest[0])
 	}
 	ws, err := a.open(cf)
 	if err != nil {
 		return a.configError("servers", err)
 	}
+	for _, n := range names {
+		if _, ok := ws.Config.Server(n); !ok {
+			return a.usageError("servers", "no enabled server %q in %s (servers: %s)", n, ws.Config.Path, strings.Join(ws.Config.Names(), ", "))
+		}
+	}
 	pool := ws.Pool(app.PoolOptions{ConnectTimeout: cf.connectTimeout})
 	defer pool.Close()
-	statuses := pool.ConnectAll(a.ctx, nil, nil)
+	statuses := pool.ConnectAll(a.ctx, names, nil)
+	disabled := ws.Config.Disabled
+	if len(names) > 0 {
+		disabled = nil // only the servers asked about
+	}
 	if *asJSON {
-		writeJSON(a.stdout, map[string]any{"servers": serverReports(statuses), "disabled": nonNilStrings(ws.Config.Disabled)})
+		writeJSON(a.stdout, map[string]any{"servers": serverReports(statuses), "disabled": nonNilStrings(disabled)})
 	} else {
-		printServerTable(a.stdout, statuses, ws.Config.Disabled)
+		printServerTable(a.stdout, statuses, disabled)
 		printFailures(a.stderr, statuses)
 	}
 	return exitCodeOf(statuses)

@@ -1,0 +1,79 @@
+package servers
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+)
+
+// stdoutFilter reads a stdio server's stdout and passes on only the lines
+// that are JSON (JSON-RPC messages, one per line). Other lines, such as a
+// banner "Starting server..." that some servers print, are skipped and
+// handed to skip; blank lines are dropped. This is what the official
+// TypeScript client does, and without it one stray line breaks the
+// connection (go-sdk's decoder fails on it).
+//
+// Close does not close the pipe: the process owns it, and a server that
+// still writes after mcpcode stopped listening must not die of EPIPE
+// (it is stopped in order instead; see process.stop).
+type stdoutFilter struct {
+	r    *bufio.Reader
+	skip func(line []byte)
+
+	out []byte // the current JSON line, not yet read
+	err error
+}
+
+func newStdoutFilter(r io.Reader, skip func([]byte)) *stdoutFilter {
+	return &stdoutFilter{r: bufio.NewReaderSize(r, 64*1024), skip: skip}
+}
+
+func (f *stdoutFilter) Read(p []byte) (int, error) {
+	for len(f.out) == 0 {
+		if f.err != nil {
+			return 0, f.err
+		}
+		line, err := f.readLine()
+		if err != nil {
+			f.err = err
+		}
+		if len(line) == 0 {
+			continue
+		}
+		trimmed := bytes.TrimSpace(line)
+		switch {
+		case len(trimmed) == 0:
+		case (trimmed[0] == '{' || trimmed[0] == '[') && json.Valid(trimmed):
+			f.out = append(trimmed, '\n')
+		default:
+			f.skip(line)
+		}
+	}
+	n := copy(p, f.out)
+	f.out = f.out[n:]
+	return n, nil
+}
+
+// readLine returns the next line, without limit on its length (a tool
+// result may be megabytes long; go-sdk bounds the frame itself).
+func (f *stdoutFilter) readLine() ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := f.r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			line = append(line, chunk...)
+			continue
+		}
+		if line == nil {
+			line = append([]byte(nil), chunk...)
+		} else {
+			line = append(line, chunk...)
+		}
+		return line, err
+	}
+}
+
+// Close leaves the pipe open: it is closed once the process has ended.
+func (f *stdoutFilter) Close() error { return nil }
