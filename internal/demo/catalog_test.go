@@ -30,7 +30,7 @@ func TestToolCatalog(t *testing.T) {
 			"updateRecord": {destructive: true, idempotent: true, outputSchema: true, required: []string{"data", "objectType", "recordId"}},
 		},
 		"slack": {
-			"getChannelHistory": {readOnly: true, required: []string{"channel"}},
+			"getChannelHistory": {readOnly: true, outputSchema: true, required: []string{"channel"}},
 			"postMessage":       {required: []string{"channel", "text"}},
 		},
 	}

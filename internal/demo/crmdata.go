@@ -50,8 +50,16 @@ var (
 	opportunityObject = sobject{"Opportunity", "006", []string{
 		"Id", "Name", "AccountId", "StageName", "Amount", "Probability", "CloseDate", "Description",
 	}}
+	// salesMeetingObject is the custom object of the article's first
+	// example, updateRecord({objectType: 'SalesMeeting', recordId:
+	// '00Q5f000001abcXYZ', data: {Notes: transcript}}): one record per Lead
+	// discussed in the Q3 pipeline review (document abc123), whose Id is
+	// that Lead's Id, as the article addresses it.
+	salesMeetingObject = sobject{"SalesMeeting", "00Q", []string{
+		"Id", "Name", "LeadId", "MeetingDate", "TranscriptDocumentId", "Notes",
+	}}
 	// sobjects is sorted by name so that listings are deterministic.
-	sobjects = []sobject{accountObject, contactObject, leadObject, opportunityObject}
+	sobjects = []sobject{accountObject, contactObject, leadObject, opportunityObject, salesMeetingObject}
 )
 
 // person is a fictional contact person at a company.
@@ -63,7 +71,8 @@ type person struct {
 func (p person) fullName() string { return p.First + " " + p.Last }
 
 // crmData is the immutable, shared CRM snapshot. Servers copy it before
-// mutating (see newRecordStore).
+// mutating (see newRecordStore). Ids are unique within an object type; a
+// SalesMeeting shares its Id with its Lead.
 type crmData struct {
 	// records maps an object name to its records in creation order.
 	records map[string][]record
@@ -202,4 +211,20 @@ func buildCRM() *crmData {
 		}
 	}
 	return d
+}
+
+// meetingDate is the day of the Q3 pipeline review (document abc123).
+const meetingDate = "2025-09-18"
+
+// addSalesMeetings adds a SalesMeeting record for each Lead discussed in the
+// pipeline review, in the order of discussion (leads are indexes into
+// crm.leadIDs). It runs while the dataset is built, before it is shared.
+func addSalesMeetings(crm *crmData, leads []int) {
+	for _, i := range leads {
+		id := crm.leadIDs[i]
+		crm.records["SalesMeeting"] = append(crm.records["SalesMeeting"], record{
+			"Id": id, "Name": "Q3 pipeline review: " + crm.leadPeople[i].Company.Name,
+			"LeadId": id, "MeetingDate": meetingDate, "TranscriptDocumentId": "abc123", "Notes": nil,
+		})
+	}
 }

@@ -39,7 +39,9 @@ func buildDataset() *dataset {
 	for _, s := range []*sheet{buildOrders(crm), buildTargets()} {
 		d.sheets[s.ID] = s
 	}
-	d.documents["abc123"] = &document{Title: transcriptTitle, Content: buildTranscript(crm)}
+	transcript, discussed := buildTranscript(crm)
+	addSalesMeetings(crm, discussed)
+	d.documents["abc123"] = &document{Title: transcriptTitle, Content: transcript}
 	for _, f := range driveFiles {
 		if content, ok := smallDocuments[f.ID]; ok && f.MimeType == mimeDoc {
 			d.documents[f.ID] = &document{Title: f.Name, Content: content}

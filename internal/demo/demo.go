@@ -5,8 +5,12 @@
 // machine) that includes names, emails and phone numbers, all fictional.
 //
 // google-drive and salesforce declare output schemas and return
-// structuredContent; slack declares none and answers with JSON text, since
-// real servers come both ways.
+// structuredContent; slack's tools answer with JSON text, since real servers
+// come both ways: getChannelHistory also declares an array output schema
+// (the article's polling loop uses the result as an array), postMessage
+// declares none. The servers accept the article's snippets as written (see
+// the article test): the SalesMeeting object, Name on Leads, the messages
+// array.
 package demo
 
 import (
@@ -24,14 +28,15 @@ const serverVersion = "1.0.0"
 
 type serverSpec struct {
 	title        string
+	description  string // serverInfo.description: one plain line for people and for servers/README.md
 	instructions string
 	register     func(*mcp.Server)
 }
 
 var specs = map[string]serverSpec{
-	"google-drive": {"Google Drive (demo)", driveInstructions, registerDrive},
-	"salesforce":   {"Salesforce (demo)", salesforceInstructions, registerSalesforce},
-	"slack":        {"Slack (demo)", slackInstructions, registerSlack},
+	"google-drive": {"Google Drive (demo)", "Demo Google Drive: a sales-meeting transcript, a 10,000-row orders sheet and a few small files (synthetic data).", driveInstructions, registerDrive},
+	"salesforce":   {"Salesforce (demo)", "Demo Salesforce org: Leads, Contacts, Accounts, Opportunities and SalesMeetings, queried with a SOQL subset (synthetic data).", salesforceInstructions, registerSalesforce},
+	"slack":        {"Slack (demo)", "Demo Slack workspace: three channels and a deployment in progress in #deployments (synthetic data).", slackInstructions, registerSlack},
 }
 
 // Names returns the names of the demo servers, sorted.
@@ -59,9 +64,10 @@ func New(name string) (srv *mcp.Server, err error) {
 		}
 	}()
 	srv = mcp.NewServer(&mcp.Implementation{
-		Name:    "demo-" + name,
-		Title:   spec.title,
-		Version: serverVersion,
+		Name:        "demo-" + name,
+		Title:       spec.title,
+		Description: spec.description,
+		Version:     serverVersion,
 	}, &mcp.ServerOptions{
 		Instructions: spec.instructions,
 		Capabilities: &mcp.ServerCapabilities{}, // tools only; no logging

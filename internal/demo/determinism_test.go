@@ -77,7 +77,7 @@ func TestGoldenData(t *testing.T) {
 		{"transcript", d.documents["abc123"].Content, "71f5d8e38a088f640ff5759ebbf6b141f98de3eb6387025e6462c2b286e97c40"},
 		{"orders sheet", d.sheets["abc123"].Rows, "75cf874ca065b1c16aab005717fc2a4c9ad70e2d041bd7793568c2f32c41c62c"},
 		{"targets sheet", d.sheets["def456"].Rows, "ab1b249193610f0e8e700a4c58f902c2fce873184d430a013d6cd56988b384d4"},
-		{"crm", d.crm.records, "a273adaf4becbcd1ec3e15b19374eca06d272f8139a40e48afe1360f543c0712"},
+		{"crm", d.crm.records, "4674f44daf68c6b0ed8e53f35e788098064ba02e4d513ac14bbf00481a10148b"},
 		{"slack", newSlackWorkspace().channels[1].messages, "b16011019d1c7f751b37d2fa25f1adce082fd866ecd0adc71bb021fed18b4881"},
 	}
 	for _, tt := range tests {

@@ -13,9 +13,9 @@ import (
 // for concurrent use; returned records are copies.
 type recordStore struct {
 	mu      sync.RWMutex
-	records map[string][]record // object name → records in creation order
-	byID    map[string]record   // id → the same maps as in records
-	objects map[string]string   // record id → object name
+	records map[string][]record          // object name → records in creation order
+	byID    map[string]map[string]record // object name → id → the same maps as in records
+	objects map[string][]string          // record id → the objects that have it, sorted
 	// custom holds, per object, the custom fields (Name__c) that updates
 	// added beyond the object's standard fields, in order of addition.
 	custom map[string][]string
@@ -24,17 +24,18 @@ type recordStore struct {
 func newRecordStore(crm *crmData) *recordStore {
 	s := &recordStore{
 		records: map[string][]record{},
-		byID:    map[string]record{},
-		objects: map[string]string{},
+		byID:    map[string]map[string]record{},
+		objects: map[string][]string{},
 		custom:  map[string][]string{},
 	}
 	for _, obj := range sobjects {
+		s.byID[obj.Name] = map[string]record{}
 		for _, r := range crm.records[obj.Name] {
 			c := maps.Clone(r)
 			s.records[obj.Name] = append(s.records[obj.Name], c)
 			id := c["Id"].(string)
-			s.byID[id] = c
-			s.objects[id] = obj.Name
+			s.byID[obj.Name][id] = c
+			s.objects[id] = append(s.objects[id], obj.Name) // sobjects is sorted
 		}
 	}
 	return s
@@ -74,14 +75,13 @@ func (s *recordStore) resolveField(obj sobject, name string) (string, error) {
 
 // find returns the stored record obj/id. Callers hold s.mu.
 func (s *recordStore) find(obj sobject, id string) (record, error) {
-	rec, ok := s.byID[id]
-	if !ok {
-		return nil, fmt.Errorf("no %s with id %q; find ids with query, for example SELECT Id, Name FROM %s LIMIT 10", obj.Name, id, obj.Name)
+	if rec, ok := s.byID[obj.Name][id]; ok {
+		return rec, nil
 	}
-	if other := s.objects[id]; other != obj.Name {
-		return nil, fmt.Errorf("record %q is a %s, not a %s; call getRecord with objectType %q", id, other, obj.Name, other)
+	if others := s.objects[id]; len(others) > 0 {
+		return nil, fmt.Errorf("record %q is a %s, not a %s; call getRecord with objectType %q", id, strings.Join(others, " and a "), obj.Name, others[0])
 	}
-	return rec, nil
+	return nil, fmt.Errorf("no %s with id %q; find ids with query, for example SELECT Id, Name FROM %s LIMIT 10", obj.Name, id, obj.Name)
 }
 
 // get returns a copy of the record with every field of its object, null
@@ -138,7 +138,21 @@ func (s *recordStore) update(objectType, id string, data map[string]any) error {
 		case field == "Id":
 			return fmt.Errorf("the Id field cannot be changed")
 		case field == "Name" && hasComputedName(obj):
-			return fmt.Errorf("the Name of a %s is computed; update FirstName and LastName instead", obj.Name)
+			// Name is FirstName + " " + LastName: setting it sets both
+			// (the article's PII example writes Name: row.name to Leads).
+			if hasAnyFold(data, "FirstName", "LastName") {
+				return fmt.Errorf("data sets Name and FirstName or LastName; the Name of a %s is FirstName LastName, so set either Name or the two parts", obj.Name)
+			}
+			v, err := fieldValue(data[name])
+			if err != nil {
+				return fmt.Errorf("field Name: %w", err)
+			}
+			full, ok := v.(string)
+			if !ok || strings.TrimSpace(full) == "" {
+				return fmt.Errorf("the Name of a %s must be a non-empty string (it sets FirstName and LastName)", obj.Name)
+			}
+			changes["FirstName"], changes["LastName"] = splitName(full)
+			continue
 		}
 		v, err := fieldValue(data[name])
 		if err != nil {
@@ -154,6 +168,29 @@ func (s *recordStore) update(objectType, id string, data map[string]any) error {
 		rec["Name"] = strings.TrimSpace(fmt.Sprint(orEmpty(rec["FirstName"])) + " " + fmt.Sprint(orEmpty(rec["LastName"])))
 	}
 	return nil
+}
+
+// splitName splits a full name at its last space: "Maya J. Okafor" is
+// FirstName "Maya J." and LastName "Okafor"; a single word is a LastName.
+func splitName(full string) (first, last any) {
+	full = strings.Join(strings.Fields(full), " ")
+	i := strings.LastIndexByte(full, ' ')
+	if i < 0 {
+		return nil, full
+	}
+	return full[:i], full[i+1:]
+}
+
+// hasAnyFold reports whether data has one of the keys, ignoring case.
+func hasAnyFold(data map[string]any, keys ...string) bool {
+	for k := range data {
+		for _, want := range keys {
+			if strings.EqualFold(k, want) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hasComputedName reports whether obj's Name is FirstName + " " + LastName.

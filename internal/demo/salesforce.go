@@ -9,7 +9,8 @@ import (
 )
 
 const salesforceInstructions = "A demo Salesforce org with synthetic data (every person, company, email and phone number is fictional). " +
-	"Objects: Lead (300 records), Contact, Account and Opportunity. Find records with query (a SOQL subset), " +
+	"Objects: Lead (300 records), Contact, Account, Opportunity and SalesMeeting (one per Lead discussed in the Q3 pipeline review, " +
+	"with the Lead's Id; its Notes field holds meeting notes). Find records with query (a SOQL subset), " +
 	"read one with getRecord and change fields with updateRecord; changes last as long as the server runs."
 
 type queryInput struct {
@@ -22,14 +23,14 @@ type queryResult struct {
 }
 
 type getRecordInput struct {
-	ObjectType string `json:"objectType" jsonschema:"Object type: Lead, Contact, Account or Opportunity"`
+	ObjectType string `json:"objectType" jsonschema:"Object type: Lead, Contact, Account, Opportunity or SalesMeeting"`
 	RecordID   string `json:"recordId" jsonschema:"Id of the record, for example 00Q5f000001abcXYZ"`
 }
 
 type updateRecordInput struct {
-	ObjectType string         `json:"objectType" jsonschema:"Object type: Lead, Contact, Account or Opportunity"`
+	ObjectType string         `json:"objectType" jsonschema:"Object type: Lead, Contact, Account, Opportunity or SalesMeeting"`
 	RecordID   string         `json:"recordId" jsonschema:"Id of the record to update"`
-	Data       map[string]any `json:"data" jsonschema:"Fields to set, as field name to value (string, number, boolean or null); new custom fields ending in __c are accepted"`
+	Data       map[string]any `json:"data" jsonschema:"Fields to set, as field name to value (string, number, boolean or null); new custom fields ending in __c are accepted. The Name of a Lead or Contact sets its FirstName and LastName"`
 }
 
 type updateRecordResult struct {
@@ -73,7 +74,7 @@ func registerSalesforce(s *mcp.Server) {
 		Name:  "updateRecord",
 		Title: "Update record",
 		Description: "Updates fields of one Salesforce record; changes last for the life of the server. " +
-			"To attach long text such as a meeting transcript to a Lead, set its Notes__c or Description field.",
+			"To attach long text such as a meeting transcript, set the Notes field of the Lead's SalesMeeting (same Id as the Lead) or the Lead's Notes__c or Description field.",
 		Annotations:  writes(true, true),
 		OutputSchema: updateRecordOutput,
 	}, func(_ context.Context, in updateRecordInput) (updateRecordResult, error) {

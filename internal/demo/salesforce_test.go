@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -237,6 +238,8 @@ func TestUpdateRecordPersists(t *testing.T) {
 			map[string]any{"Description": "met at the Q3 review", "Status": "Closed - Converted"}},
 		{"name follows first name", map[string]any{"FirstName": "Maia"},
 			"SELECT Id FROM Lead WHERE Name = 'Maia Okafor'", map[string]any{"Name": "Maia Okafor"}},
+		{"Name sets first and last name (the article's PII example)", map[string]any{"Name": "  Maya  J. Okafor-Reyes "},
+			"SELECT Id FROM Lead WHERE LastName = 'Okafor-Reyes'", map[string]any{"Name": "Maya J. Okafor-Reyes", "FirstName": "Maya J.", "LastName": "Okafor-Reyes"}},
 		{"new custom field", map[string]any{"Priority__c": 2.0},
 			"SELECT Id, Priority__c FROM Lead WHERE Priority__c >= 2", map[string]any{"Priority__c": 2.0}},
 	}
@@ -283,7 +286,11 @@ func TestUpdateRecordErrors(t *testing.T) {
 		{"empty data", "Lead", FixedLeadID, map[string]any{}, []string{"data is empty"}},
 		{"unknown field", "Lead", FixedLeadID, map[string]any{"Bogus": "x", "Description": "kept?"}, []string{`no field "Bogus" on Lead`, "__c"}},
 		{"Id", "Lead", FixedLeadID, map[string]any{"Id": "x"}, []string{"Id field cannot be changed"}},
-		{"computed Name", "Lead", FixedLeadID, map[string]any{"Name": "x"}, []string{"FirstName and LastName"}},
+		{"Name with FirstName", "Lead", FixedLeadID, map[string]any{"Name": "Ann Lee", "firstname": "Ann"}, []string{"set either Name or the two parts"}},
+		{"empty Name", "Lead", FixedLeadID, map[string]any{"Name": " "}, []string{"non-empty string"}},
+		{"Name not a string", "Lead", FixedLeadID, map[string]any{"Name": 5}, []string{"non-empty string"}},
+		{"lead id as a Contact", "Contact", FixedLeadID, map[string]any{"Name": "x"}, []string{"is a Lead and a SalesMeeting, not a Contact", `objectType "Lead"`}},
+		{"SalesMeeting of a lead not in the meeting", "SalesMeeting", "00Qnope", map[string]any{"Notes": "x"}, []string{`no SalesMeeting with id "00Qnope"`}},
 		{"object value", "Lead", FixedLeadID, map[string]any{"Description": map[string]any{"a": 1}}, []string{"string, number, boolean or null"}},
 		{"unknown record", "Lead", "00Qnope", map[string]any{"Description": "x"}, []string{`no Lead with id "00Qnope"`}},
 		{"unknown object type", "Case", FixedLeadID, map[string]any{"Description": "x"}, []string{`unknown object type "Case"`}},
@@ -304,5 +311,44 @@ func TestUpdateRecordErrors(t *testing.T) {
 	callOK(t, cs, "getRecord", map[string]any{"objectType": "Lead", "recordId": FixedLeadID}, &rec)
 	if rec["Description"] != nil {
 		t.Errorf("Description = %v after rejected updates, want null", rec["Description"])
+	}
+}
+
+// TestSalesMeeting checks the object of the article's first example: the
+// SalesMeeting 00Q5f000001abcXYZ exists, takes Notes, and only the Leads
+// discussed in the Q3 pipeline review have one.
+func TestSalesMeeting(t *testing.T) {
+	cs := connect(t, "salesforce")
+	var rec map[string]any
+	callOK(t, cs, "getRecord", map[string]any{"objectType": "SalesMeeting", "recordId": FixedLeadID}, &rec)
+	want := map[string]any{"Id": FixedLeadID, "LeadId": FixedLeadID, "Name": "Q3 pipeline review: Harborview Analytics", "MeetingDate": meetingDate, "TranscriptDocumentId": "abc123", "Notes": nil}
+	if !reflect.DeepEqual(rec, want) {
+		t.Errorf("SalesMeeting %s = %v, want %v", FixedLeadID, rec, want)
+	}
+	var res map[string]any
+	callOK(t, cs, "updateRecord", map[string]any{"objectType": "SalesMeeting", "recordId": FixedLeadID, "data": map[string]any{"Notes": "[00:00:01] Priya Raman: ..."}}, &res)
+	var q queryOut
+	callOK(t, cs, "query", map[string]any{"query": "SELECT Name, Notes FROM SalesMeeting WHERE Notes != null"}, &q)
+	if len(q.Records) != 1 || q.Records[0]["Id"] != FixedLeadID || q.Records[0]["Notes"] != "[00:00:01] Priya Raman: ..." {
+		t.Errorf("SalesMeetings with notes: %v", q.Records)
+	}
+	// The Lead of the same Id is a different record.
+	var lead map[string]any
+	callOK(t, cs, "getRecord", map[string]any{"objectType": "Lead", "recordId": FixedLeadID}, &lead)
+	if _, ok := lead["Notes"]; ok || lead["Notes__c"] != nil || lead["Name"] != "Maya Okafor" {
+		t.Errorf("the Lead changed with its SalesMeeting: %v", lead)
+	}
+	// Every SalesMeeting is a Lead discussed in the transcript.
+	callOK(t, cs, "query", map[string]any{"query": "SELECT Name, LeadId FROM SalesMeeting"}, &q)
+	transcript := sharedData().documents["abc123"].Content
+	if len(q.Records) < 10 {
+		t.Fatalf("only %d SalesMeetings", len(q.Records))
+	}
+	for _, m := range q.Records {
+		var lead map[string]any
+		callOK(t, cs, "getRecord", map[string]any{"objectType": "Lead", "recordId": m["LeadId"]}, &lead)
+		if m["Id"] != m["LeadId"] || !strings.Contains(transcript, lead["Company"].(string)) || !strings.HasSuffix(m["Name"].(string), lead["Company"].(string)) {
+			t.Errorf("SalesMeeting %v does not match its Lead %v or the transcript", m, lead["Company"])
+		}
 	}
 }

@@ -91,8 +91,8 @@ var updateRecordOutput = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
-// Input schemas of the slack tools, which are registered without the SDK's
-// typed layer (see addTextTool).
+// Schemas of the slack tools, which are registered without the SDK's typed
+// layer (see addTextTool).
 
 var getChannelHistoryInput = json.RawMessage(`{
   "type": "object",
@@ -102,6 +102,23 @@ var getChannelHistoryInput = json.RawMessage(`{
   },
   "required": ["channel"],
   "additionalProperties": false
+}`)
+
+// getChannelHistoryOutput is an array: the article's polling loop treats
+// the result as the list of messages.
+var getChannelHistoryOutput = json.RawMessage(`{
+  "type": "array",
+  "description": "Messages of the channel, newest first",
+  "items": {
+    "type": "object",
+    "properties": {
+      "ts": {"type": "string", "description": "Timestamp of the message, unique in the channel"},
+      "user": {"type": "string", "description": "Author: a user name or a bot"},
+      "text": {"type": "string", "description": "Message text"}
+    },
+    "required": ["ts", "user", "text"],
+    "additionalProperties": false
+  }
 }`)
 
 var postMessageInput = json.RawMessage(`{

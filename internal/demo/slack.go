@@ -11,7 +11,8 @@ import (
 
 const slackInstructions = "A demo Slack workspace with synthetic data (every person and message is fictional). " +
 	"Channels: C123456 (#deployments), C234567 (#sales), C345678 (#general). " +
-	"Results are JSON text. A deployment is in progress in C123456: its bot posts progress as you poll the history."
+	"getChannelHistory returns the messages as an array, newest first; postMessage answers with JSON text. " +
+	"A deployment is in progress in C123456: its bot posts progress as you poll the history."
 
 // Defaults and bounds of getChannelHistory's limit.
 const (
@@ -85,11 +86,6 @@ type historyInput struct {
 	Limit   *int   `json:"limit"`
 }
 
-type historyResult struct {
-	Channel  string         `json:"channel"`
-	Messages []slackMessage `json:"messages"`
-}
-
 type postInput struct {
 	Channel string `json:"channel"`
 	Text    string `json:"text"`
@@ -101,9 +97,10 @@ type postResult struct {
 	TS      string `json:"ts"`
 }
 
-// history returns the newest messages first. Reading the deployment
-// channel advances its script first, so "deployment complete" shows up on
-// the third read.
+// history returns the newest messages first, as an array (the article's
+// polling loop calls messages.some(...) on the result). Reading the
+// deployment channel advances its script first, so "deployment complete"
+// shows up on the third read.
 func (w *slackWorkspace) history(_ context.Context, in historyInput) (any, error) {
 	if strings.TrimSpace(in.Channel) == "" {
 		return nil, fmt.Errorf("channel is required; use a channel id such as %s", deployChannelID)
@@ -131,7 +128,7 @@ func (w *slackWorkspace) history(_ context.Context, in historyInput) (any, error
 	for i := range out {
 		out[i] = c.messages[len(c.messages)-1-i]
 	}
-	return historyResult{Channel: c.id, Messages: out}, nil
+	return out, nil
 }
 
 func (w *slackWorkspace) postMessage(_ context.Context, in postInput) (any, error) {
@@ -148,17 +145,22 @@ func (w *slackWorkspace) postMessage(_ context.Context, in postInput) (any, erro
 	return postResult{OK: true, Channel: c.id, TS: m.TS}, nil
 }
 
-// registerSlack adds the slack tools over a fresh workspace. Like many real
-// servers, they declare no outputSchema and answer with JSON text.
+// registerSlack adds the slack tools over a fresh workspace. Their input
+// schemas are hand-written and their results JSON text, as in many real
+// servers; getChannelHistory also declares an array output schema and sends
+// the array as structured content (MCP allows any JSON value there since
+// SEP-2106), which is how the article's polling loop uses it. postMessage
+// declares no output schema, so programs get a ToolResult from it.
 func registerSlack(s *mcp.Server) {
 	w := newSlackWorkspace()
 	addTextTool(s, &mcp.Tool{
 		Name:  "getChannelHistory",
 		Title: "Get channel history",
-		Description: "Returns the most recent messages of a Slack channel, newest first, as JSON text: " +
-			`{"channel": string, "messages": [{"ts": string, "user": string, "text": string}]}.`,
-		InputSchema: getChannelHistoryInput,
-		Annotations: readOnly(),
+		Description: "Returns the most recent messages of a Slack channel, newest first, as an array of " +
+			`{"ts": string, "user": string, "text": string}; a program can poll it until a message appears.`,
+		InputSchema:  getChannelHistoryInput,
+		OutputSchema: getChannelHistoryOutput,
+		Annotations:  readOnly(),
 	}, w.history)
 	addTextTool(s, &mcp.Tool{
 		Name:        "postMessage",

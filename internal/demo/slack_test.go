@@ -1,15 +1,15 @@
 package demo
 
 import (
+	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 )
 
-type historyOut struct {
-	Channel  string         `json:"channel"`
-	Messages []slackMessage `json:"messages"`
-}
+// historyOut is getChannelHistory's result: the messages, newest first.
+type historyOut []slackMessage
 
 func TestDeploymentCompletesOnThirdRead(t *testing.T) {
 	const done = "deployment complete"
@@ -39,17 +39,17 @@ func TestDeploymentCompletesOnThirdRead(t *testing.T) {
 					callOK(t, cs, "getChannelHistory", map[string]any{"channel": "C234567"}, nil)
 				}
 				res := call(t, cs, "getChannelHistory", map[string]any{"channel": "C123456"})
-				if res.IsError || res.StructuredContent != nil {
-					t.Fatalf("read %d: IsError %v, structuredContent %v; want plain JSON text", i+1, res.IsError, res.StructuredContent)
-				}
 				text := resultText(t, res)
+				if res.IsError || !sameJSON(res.StructuredContent, text) {
+					t.Fatalf("read %d: IsError %v, structuredContent %.200v; want the JSON text %.200s as structured content too", i+1, res.IsError, res.StructuredContent, text)
+				}
 				if got := strings.Contains(text, done); got != step.complete {
 					t.Errorf("read %d: contains %q = %v, want %v", i+1, done, got, step.complete)
 				}
 				var h historyOut
 				callOKText(t, text, &h)
-				if !strings.Contains(h.Messages[0].Text, step.wantNewest) {
-					t.Errorf("read %d: newest message %q, want it to contain %q", i+1, h.Messages[0].Text, step.wantNewest)
+				if !strings.Contains(h[0].Text, step.wantNewest) {
+					t.Errorf("read %d: newest message %q, want it to contain %q", i+1, h[0].Text, step.wantNewest)
 				}
 			}
 		})
@@ -78,13 +78,25 @@ func TestChannelHistory(t *testing.T) {
 			}
 			var h historyOut
 			callOK(t, cs, "getChannelHistory", args, &h)
-			if h.Channel != tt.wantID || len(h.Messages) != tt.wantCount {
-				t.Fatalf("channel %q with %d messages, want %q with %d", h.Channel, len(h.Messages), tt.wantID, tt.wantCount)
+			if len(h) != tt.wantCount {
+				t.Fatalf("%d messages, want %d", len(h), tt.wantCount)
 			}
-			if !slices.IsSortedFunc(h.Messages, func(a, b slackMessage) int { return strings.Compare(b.TS, a.TS) }) {
-				t.Errorf("messages are not newest first: %v", h.Messages)
+			if tt.channel != tt.wantID {
+				// A name reads the same channel as its id.
+				byID := map[string]any{"channel": tt.wantID, "limit": 200}
+				if tt.limit != nil {
+					byID["limit"] = tt.limit
+				}
+				var want historyOut
+				callOK(t, cs, "getChannelHistory", byID, &want)
+				if !slices.Equal(h, want) {
+					t.Errorf("%q reads %v, want the messages of %s %v", tt.channel, h, tt.wantID, want)
+				}
 			}
-			for _, m := range h.Messages {
+			if !slices.IsSortedFunc(h, func(a, b slackMessage) int { return strings.Compare(b.TS, a.TS) }) {
+				t.Errorf("messages are not newest first: %v", h)
+			}
+			for _, m := range h {
 				if m.TS == "" || m.User == "" || m.Text == "" {
 					t.Errorf("incomplete message %+v", m)
 				}
@@ -104,7 +116,7 @@ func TestPostMessage(t *testing.T) {
 		t.Run(tt.text, func(t *testing.T) {
 			res := call(t, cs, "postMessage", map[string]any{"channel": tt.channel, "text": tt.text})
 			if res.StructuredContent != nil {
-				t.Errorf("postMessage returned structuredContent; slack tools answer with JSON text only")
+				t.Errorf("postMessage returned structuredContent; it declares no output schema and answers with JSON text only")
 			}
 			var posted struct {
 				OK      bool   `json:"ok"`
@@ -119,9 +131,9 @@ func TestPostMessage(t *testing.T) {
 			// then come after the post: look the post up by ts.
 			var h historyOut
 			callOK(t, cs, "getChannelHistory", map[string]any{"channel": tt.wantID}, &h)
-			i := slices.IndexFunc(h.Messages, func(m slackMessage) bool { return m.TS == posted.TS })
-			if i < 0 || h.Messages[i].Text != tt.text || h.Messages[i].User == "" {
-				t.Errorf("history %v lacks the posted message (ts %s)", h.Messages[:3], posted.TS)
+			i := slices.IndexFunc(h, func(m slackMessage) bool { return m.TS == posted.TS })
+			if i < 0 || h[i].Text != tt.text || h[i].User == "" {
+				t.Errorf("history %v lacks the posted message (ts %s)", h[:3], posted.TS)
 			}
 		})
 	}
@@ -148,4 +160,21 @@ func TestSlackErrors(t *testing.T) {
 			callErr(t, cs, tt.tool, tt.args, tt.want...)
 		})
 	}
+}
+
+// sameJSON reports whether structured content (as the client decoded it)
+// is the same JSON value as text.
+func sameJSON(structured any, text string) bool {
+	if structured == nil {
+		return false
+	}
+	a, err := json.Marshal(structured)
+	if err != nil {
+		return false
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal([]byte(text), &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }

@@ -25,17 +25,22 @@ func addTypedTool[In, Out any](s *mcp.Server, t *mcp.Tool, h func(context.Contex
 }
 
 // addTextTool registers a tool the way many real servers are written: a
-// hand-written input schema, no outputSchema, and a result that is JSON in a
-// single text content block. Arguments are decoded into In strictly
-// (unknown properties are rejected); h checks required values itself. A
-// panic in h becomes a tool error.
+// hand-written input schema and a result that is JSON in a single text
+// content block; when t declares an OutputSchema, the same JSON is also the
+// structured content. Arguments are decoded into In strictly (unknown
+// properties are rejected); h checks required values itself. A panic in h
+// becomes a tool error.
 func addTextTool[In any](s *mcp.Server, t *mcp.Tool, h func(context.Context, In) (any, error)) {
 	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		text, err := runTextHandler(ctx, t.Name, req.Params.Arguments, h)
 		if err != nil {
 			return errorResult(err), nil
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+		if t.OutputSchema != nil {
+			res.StructuredContent = json.RawMessage(text)
+		}
+		return res, nil
 	})
 }
 

@@ -208,8 +208,10 @@ func withThousands(n int) string {
 
 // buildTranscript generates document abc123's content: a two-hour pipeline
 // review in which the team walks through customers taken from the CRM's
-// Leads (Lead 0, FixedLeadID, first), quoting their emails and phone numbers.
-func buildTranscript(crm *crmData) string {
+// Leads (Lead 0, FixedLeadID, first), quoting their emails and phone
+// numbers. It also returns the Leads discussed (indexes into crm.leadIDs),
+// in order of first discussion.
+func buildTranscript(crm *crmData) (string, []int) {
 	w := &transcriptWriter{rng: newPRNG(seedTranscript)}
 	w.say(chair, "Okay, let's get started. Thanks everyone for joining the Q3 pipeline review. "+
 		"We have a long list today, so I'd like to keep each account to a few minutes.")
@@ -217,15 +219,19 @@ func buildTranscript(crm *crmData) string {
 	w.say(chair, "Great. Same order as always: West, Central, East, then the renewals. Marcus, you're first.")
 
 	customers := meetingCustomers(w.rng, crm)
+	var discussed []int
 	for i := 0; w.chars < transcriptMinChars; i++ {
 		lead := customers[i%len(customers)]
+		if i < len(customers) {
+			discussed = append(discussed, lead)
+		}
 		w.customerSegment(crm.leadPeople[lead], crm.records["Lead"][lead], i)
 	}
 
 	w.say(chair, "That's the list. Thanks, everyone, this was a long one.")
 	w.say(salesOps, "I'll send the action items to the team alias tonight and update every opportunity we touched.")
 	w.say(chair, "Perfect. Same time next week. Please have your close dates cleaned up before then.")
-	return renderTranscript(w.turns, w.chars)
+	return renderTranscript(w.turns, w.chars), discussed
 }
 
 // meetingCustomers orders the leads discussed: Lead 0 first, then one lead

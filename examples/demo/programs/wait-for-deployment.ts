@@ -5,18 +5,16 @@ import { postMessage } from "servers/slack/postMessage";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-type History = { messages: { ts: string; user: string; text: string }[] };
-
 let polls = 0;
 for (;;) {
   polls++;
-  const history = (await getChannelHistory({ channel: "C123456", limit: 5 })).data as History;
-  const done = history.messages.find((m) => m.text.includes("deployment complete"));
+  const messages = await getChannelHistory({ channel: "C123456", limit: 5 });
+  const done = messages.find((m) => m.text.includes("deployment complete"));
   if (done) {
     console.log(`poll ${polls}: "${done.text}" (by ${done.user})`);
     break;
   }
-  console.log(`poll ${polls}: not yet (latest: "${history.messages[0]?.text}")`);
+  console.log(`poll ${polls}: not yet (latest: "${messages[0]?.text}")`);
   await sleep(300);
 }
 await postMessage({ channel: "C123456", text: `Deployment noticed after ${polls} polls.` });

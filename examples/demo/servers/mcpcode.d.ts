@@ -4,6 +4,13 @@
 // host (no fs, network, process or environment) exists at run time.
 
 declare module "mcpcode:runtime" {
+  /**
+   * A JSON Schema "integer": pass a whole number. TypeScript has no integer
+   * type, so this is number and a fraction is not caught here; the server may
+   * reject it.
+   */
+  export type integer = number;
+
   /** One content block of a tool result, as the server sent it. */
   export type ContentBlock =
     | { type: "text"; text: string }
@@ -74,14 +81,19 @@ declare module "mcpcode:fs" {
   export function writeJSON(path: string, value: unknown): Promise<void>;
 }
 
+// console, setTimeout and clearTimeout are declared so that they merge with
+// the standard declarations: the tree type-checks alone, with the DOM lib
+// and with @types/node (a second `var console` of another type would not).
+
 /** Captured output: it is returned to the caller, never written to a terminal. */
-declare var console: {
-  log(...data: unknown[]): void;
-  info(...data: unknown[]): void;
-  warn(...data: unknown[]): void;
-  error(...data: unknown[]): void;
-  debug(...data: unknown[]): void;
-};
+interface Console {
+  log(...data: any[]): void;
+  info(...data: any[]): void;
+  warn(...data: any[]): void;
+  error(...data: any[]): void;
+  debug(...data: any[]): void;
+}
+declare var console: Console;
 
 /**
  * Timers run inside the run's limits (wall time, number of timers). As in

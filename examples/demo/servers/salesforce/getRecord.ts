@@ -2,7 +2,7 @@
 import { callMCPTool } from "mcpcode:runtime";
 
 export interface GetRecordInput {
-  /** Object type: Lead, Contact, Account or Opportunity */
+  /** Object type: Lead, Contact, Account, Opportunity or SalesMeeting */
   objectType: string;
   /** Id of the record, for example 00Q5f000001abcXYZ */
   recordId: string;

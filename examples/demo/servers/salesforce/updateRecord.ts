@@ -2,12 +2,12 @@
 import { callMCPTool } from "mcpcode:runtime";
 
 export interface UpdateRecordInput {
-  /** Object type: Lead, Contact, Account or Opportunity */
+  /** Object type: Lead, Contact, Account, Opportunity or SalesMeeting */
   objectType: string;
   /** Id of the record to update */
   recordId: string;
   /**
-   * Fields to set, as field name to value (string, number, boolean or null); new custom fields ending in __c are accepted
+   * Fields to set, as field name to value (string, number, boolean or null); new custom fields ending in __c are accepted. The Name of a Lead or Contact sets its FirstName and LastName
    */
   data: { [key: string]: unknown };
 }
@@ -20,7 +20,7 @@ export interface UpdateRecordOutput {
 }
 
 /**
- * Updates fields of one Salesforce record; changes last for the life of the server. To attach long text such as a meeting transcript to a Lead, set its Notes__c or Description field.
+ * Updates fields of one Salesforce record; changes last for the life of the server. To attach long text such as a meeting transcript, set the Notes field of the Lead's SalesMeeting (same Id as the Lead) or the Lead's Notes__c or Description field.
  *
  * Writes, destructive, idempotent, closed world.
  * @title Update record
