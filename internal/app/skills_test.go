@@ -25,7 +25,7 @@ var arrows = "export default " + strings.Repeat("a=>", 2000) + "1;\n"
 // process goes on, and its pool serves the next proposal.
 func TestHostileProposalIsBundledInAWorker(t *testing.T) {
 	t.Parallel()
-	a := newWorkerApp(t, 3*time.Second)
+	a := newWorkerApp(t, 5*time.Second)
 	ws := openDir(t, a, t.TempDir())
 
 	err := within(t, "proposing the arrow chain", func() error {
@@ -33,7 +33,7 @@ func TestHostileProposalIsBundledInAWorker(t *testing.T) {
 		return err
 	})
 	want := "the program does not bundle, so it cannot be proposed:\nbundling " + filepath.Join(ws.Root, "arrows.ts") +
-		" took longer than 3s, so its worker process was stopped: the program is too costly to bundle; make it smaller or simpler"
+		" took longer than 5s, so its worker process was stopped: the program is too costly to bundle; make it smaller or simpler"
 	if err == nil || err.Error() != want {
 		t.Fatalf("Propose error = %v\nwant %s", err, want)
 	}
@@ -57,7 +57,7 @@ func TestHostileProposalIsBundledInAWorker(t *testing.T) {
 	for _, p := range problems {
 		texts = append(texts, p.String())
 	}
-	if got := strings.Join(texts, "\n"); !strings.Contains(got, "skills/slow: the program does not bundle: bundling "+filepath.Join(ws.Root, "skills", "slow", "index.ts")+" took longer than 3s") {
+	if got := strings.Join(texts, "\n"); !strings.Contains(got, "skills/slow: the program does not bundle: bundling "+filepath.Join(ws.Root, "skills", "slow", "index.ts")+" took longer than 5s") {
 		t.Errorf("verify problems:\n%s\nwant the bundle timeout of skills/slow", got)
 	}
 

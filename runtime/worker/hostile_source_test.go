@@ -78,7 +78,7 @@ func TestHostileSourceIsBundledInTheWorker(t *testing.T) {
 // (file, line, column) through the worker; the parent bundles neither.
 func TestHostileSourceBundleOnly(t *testing.T) {
 	t.Parallel()
-	pool := newPool(t, Options{Command: testWorkerCommand(), BundleTimeout: time.Second})
+	pool := newPool(t, Options{Command: testWorkerCommand(), BundleTimeout: 5 * time.Second})
 	ws := newWorkspace(t, map[string]string{
 		"programs/arrows.ts": "// hostile: arrows on disk\nexport default " + strings.Repeat("a=>", 2000) + "1;\n",
 		"programs/deep.ts":   "// hostile: brackets on disk\nexport default " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300) + ";\n",
@@ -86,7 +86,7 @@ func TestHostileSourceBundleOnly(t *testing.T) {
 	arrows, deep := ws+"/programs/arrows.ts", ws+"/programs/deep.ts"
 
 	_, err := pool.Bundle(t.Context(), runtime.BundleOptions{Workspace: ws, Entry: arrows})
-	if err == nil || err.Error() != "bundling "+arrows+" took longer than 1s, so its worker process was stopped: the program is too costly to bundle; make it smaller or simpler" {
+	if err == nil || err.Error() != "bundling "+arrows+" took longer than 5s, so its worker process was stopped: the program is too costly to bundle; make it smaller or simpler" {
 		t.Errorf("Bundle(arrows) error = %v, want the bundle timeout", err)
 	}
 	_, err = pool.Bundle(t.Context(), runtime.BundleOptions{Workspace: ws, Entry: deep})
