@@ -108,7 +108,13 @@ func TestConfigVariablesComeFromTheAppEnvironment(t *testing.T) {
 	if s.Command != "server-bin" || s.Env["T"] != "none" {
 		t.Errorf("expanded %q and %q, want the last CMD and the default", s.Command, s.Env["T"])
 	}
-	if _, err := (&App{}).Open(OpenOptions{Dir: dir, RequireConfig: true}); err == nil || !IsUsage(err) || !strings.Contains(err.Error(), "CMD") {
-		t.Errorf("unset variable: %v", err)
+	// Without CMD only that server is broken: the workspace opens, and the
+	// server carries the error that names the variable.
+	w, err = (&App{}).Open(OpenOptions{Dir: dir, RequireConfig: true})
+	if err != nil {
+		t.Fatalf("an unset variable of one server broke the workspace: %v", err)
+	}
+	if s, _ := w.Config.Server("a"); s.Err == nil || !strings.Contains(s.Err.Error(), "CMD") {
+		t.Errorf("unset variable: server a has error %v", s.Err)
 	}
 }
