@@ -2,6 +2,7 @@ package generator
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -96,5 +97,51 @@ func TestDecodeValueKeepsOrder(t *testing.T) {
 		if _, err := decodeValue([]byte(bad)); err == nil {
 			t.Errorf("decodeValue(%q) accepted invalid JSON", bad)
 		}
+	}
+}
+
+func TestPlainLine(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"@modelcontextprotocol/server-everything 2026.8.31", 100, "@modelcontextprotocol/server-everything 2026.8.31"},
+		{"# Everything Server – Server Instructions", 100, "Everything Server – Server Instructions"},
+		{"  two\nlines\r\n\tand\u2028more  ", 100, "two lines and more"},
+		{"snake_case *stars* [link](x) `code` <b>", 100, "snake_case *stars* [link](x) `code` <b>"},
+		{"hidden\u200bzero\u202ebidi\x00nul", 100, `hidden\u200bzero\u202ebidi\u0000nul`},
+		{"a long description that is cut", 10, "a long de…"},
+		{"", 10, ""},
+	} {
+		if got := plainLine(c.in, c.max); got != c.want {
+			t.Errorf("plainLine(%q, %d) = %q, want %q", c.in, c.max, got, c.want)
+		}
+	}
+}
+
+// TestReadmeServerLine checks a server's line in README.md: its
+// description as plain text, else its title, else its name, with the
+// version; never its instructions.
+func TestReadmeServerLine(t *testing.T) {
+	t.Parallel()
+	entries := []ServerEntry{
+		{Name: "a", Directory: "a", Info: ServerInfo{Name: "@scope/a", Title: "A server", Version: "1.0", Description: "@scope/a reads @mentions\nand *files*."}, Instructions: "# A – Instructions"},
+		{Name: "b", Directory: "b", Info: ServerInfo{Name: "@scope/b", Title: "B server", Version: "2.0"}, Instructions: "# B – Instructions"},
+		{Name: "c", Directory: "c", Info: ServerInfo{Name: "@scope/c", Version: "3.0"}},
+	}
+	readme := string(renderReadme(entries))
+	for _, want := range []string{
+		"- `a/` — 0 tools. @scope/a reads @mentions and *files*.\n",
+		"- `b/` — 0 tools. B server 2.0\n",
+		"- `c/` — 0 tools. @scope/c 3.0\n",
+	} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("README lacks %q:\n%s", want, readme)
+		}
+	}
+	if strings.Contains(readme, "Instructions") || strings.Contains(readme, `\@`) {
+		t.Errorf("README shows instructions or escapes:\n%s", readme)
 	}
 }

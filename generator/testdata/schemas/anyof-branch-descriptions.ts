@@ -38,6 +38,17 @@ export interface BranchDocsInput {
     | "safe"
     /** A custom level, 0-9. @minimum 0 @maximum 9 */
     | integer;
+  /**
+   * A map whose known key has documented branches: the index signature still lists the branch types.
+   */
+  labels?: {
+    color?:
+      /** A CSS color name */
+      | string
+      /** An RGB value */
+      | integer;
+    [key: string]: string | integer | undefined;
+  };
 }
 
 /**
