@@ -77,10 +77,11 @@ func (f Finding) String() string {
 
 // Thresholds of the lint.
 const (
-	lengthRatio     = 8    // a description this many times the server's median…
-	lengthFloor     = 500  // …and at least this many characters is flagged
-	lengthMinTools  = 3    // servers with fewer tools have no meaningful median
-	maxLintStrings  = 4000 // schema strings scanned per tool
+	lengthRatio     = 8     // a description this many times the server's median…
+	lengthFloor     = 500   // …and at least this many characters is flagged
+	lengthMinTools  = 3     // servers with fewer tools have no meaningful median
+	maxLintStrings  = 20000 // schema texts scanned per schema; beyond, a notice says the rest was not checked
+	maxToolFindings = 12    // findings kept per tool; a hostile schema could have thousands
 	maxEvidenceRune = 80
 )
 
@@ -152,13 +153,15 @@ func sortFindings(fs []Finding) {
 // lintServer checks the tools of one server.
 func lintServer(server string, tools []*parsedTool, targets []lintTarget) []Finding {
 	var out []Finding
+	seen := map[Finding]bool{}
+	perTool := map[string]int{}
 	add := func(t *parsedTool, kind, where, msg string) {
 		f := Finding{Server: server, Tool: t.Name, Kind: kind, Severity: severityOf(kind), Where: where, Message: msg}
-		for _, g := range out {
-			if g == f {
-				return
-			}
+		if seen[f] || perTool[t.Name] >= maxToolFindings {
+			return
 		}
+		seen[f] = true
+		perTool[t.Name]++
 		out = append(out, f)
 	}
 
@@ -167,8 +170,8 @@ func lintServer(server string, tools []*parsedTool, targets []lintTarget) []Find
 	for _, t := range tools {
 		own[looseName(t.Name)] = true
 	}
-	others := map[string][]string{} // loose name → "server.tool" of other servers
-	var mentionable []string        // distinctive tool names of other servers not also ours
+	others := map[string][]string{}  // loose name → "server.tool" of other servers
+	mentionable := map[string]bool{} // distinctive tool names of other servers not also ours
 	for _, tg := range targets {
 		if tg.server == server {
 			continue
@@ -177,12 +180,10 @@ func lintServer(server string, tools []*parsedTool, targets []lintTarget) []Find
 			key := looseName(n)
 			others[key] = append(others[key], tg.server+"."+n)
 			if !own[key] && distinctiveToolName(n) {
-				mentionable = append(mentionable, n)
+				mentionable[n] = true
 			}
 		}
 	}
-	sort.Strings(mentionable)
-	mentionable = compactStrings(mentionable)
 
 	var lengths []int
 	for _, t := range tools {
@@ -199,6 +200,10 @@ func lintServer(server string, tools []*parsedTool, targets []lintTarget) []Find
 			add(t, LintLength, "description", fmt.Sprintf("the description has %d characters, %.0f times the median of this server's tools (%d); long descriptions can hide instructions", n, float64(n)/float64(max(median, 1)), median))
 		}
 		for _, s := range toolStrings(t) {
+			if s.truncated {
+				add(t, LintLength, s.where, fmt.Sprintf("the schema has more than %d descriptions, titles and property names; only the first %d were checked", maxLintStrings, maxLintStrings))
+				continue
+			}
 			for _, f := range lintText(s.text, s.key, own, mentionable) {
 				add(t, f.kind, s.where, f.msg)
 			}
@@ -250,9 +255,10 @@ func medianOf(xs []int) int {
 
 // lintString is one piece of a tool's metadata to check.
 type lintString struct {
-	where string
-	text  string
-	key   bool // a property name: only checked for invisible characters
+	where     string
+	text      string
+	key       bool // a property name: only checked for invisible characters
+	truncated bool // the schema has more texts than the lint checks
 }
 
 // toolStrings returns the tool's name, title, description and the
@@ -268,11 +274,17 @@ func toolStrings(t *parsedTool) []lintString {
 		v    *value
 	}{{"inputSchema", t.input}, {"outputSchema", t.output}} {
 		n := 0
-		walkSchemaStrings(sch.v, "", func(ptr, text string, key bool) bool {
+		complete := walkSchemaStrings(sch.v, "", func(ptr, text string, key bool) bool {
+			if n == maxLintStrings {
+				return false
+			}
 			n++
 			out = append(out, lintString{where: sch.name + " " + ptrOrRoot(ptr), text: text, key: key})
-			return n < maxLintStrings
+			return true
 		})
+		if !complete {
+			out = append(out, lintString{where: sch.name, truncated: true})
+		}
 	}
 	return out
 }
@@ -285,8 +297,9 @@ func ptrOrRoot(p string) string {
 }
 
 // walkSchemaStrings calls fn with every "description" and "title" string
-// and every key of a "properties" object in a schema, depth first, until fn
-// returns false.
+// and every key of a "properties" object in a schema, depth first (a
+// property's name, then its schema), until fn returns false. It reports
+// whether it saw everything.
 func walkSchemaStrings(v *value, ptr string, fn func(ptr, text string, key bool) bool) bool {
 	if v == nil {
 		return true
@@ -295,21 +308,22 @@ func walkSchemaStrings(v *value, ptr string, fn func(ptr, text string, key bool)
 	case jsonObject:
 		for _, m := range v.members {
 			p := ptr + "/" + escapePointer(m.key)
-			if (m.key == "description" || m.key == "title") && m.val.kind == jsonString {
+			switch {
+			case (m.key == "description" || m.key == "title") && m.val.kind == jsonString:
 				if !fn(p, m.val.text, false) {
 					return false
 				}
-				continue
-			}
-			if m.key == "properties" && m.val.kind == jsonObject {
+			case m.key == "properties" && m.val.kind == jsonObject:
 				for _, pm := range m.val.members {
-					if !fn(p+"/"+escapePointer(pm.key), pm.key, true) {
+					pp := p + "/" + escapePointer(pm.key)
+					if !fn(pp, pm.key, true) || !walkSchemaStrings(pm.val, pp, fn) {
 						return false
 					}
 				}
-			}
-			if !walkSchemaStrings(m.val, p, fn) {
-				return false
+			default:
+				if !walkSchemaStrings(m.val, p, fn) {
+					return false
+				}
 			}
 		}
 	case jsonArray:
@@ -343,7 +357,7 @@ var (
 
 // lintText checks one string. A property name (key) is only checked for
 // invisible characters.
-func lintText(text string, key bool, own map[string]bool, mentionable []string) []textFinding {
+func lintText(text string, key bool, own, mentionable map[string]bool) []textFinding {
 	var out []textFinding
 	if inv := invisibleRunes(text); len(inv) > 0 {
 		n := countInvisible(text)
@@ -376,32 +390,39 @@ func lintText(text string, key bool, own map[string]bool, mentionable []string) 
 	if m := secretsRE.FindString(text); m != "" {
 		out = append(out, textFinding{LintInstructions, "names a private file of the user's machine: " + evidence(m)})
 	}
-	for _, name := range mentionable {
-		if containsToken(text, name) {
-			out = append(out, textFinding{LintInstructions, "mentions another server's tool: " + evidence(name)})
-			break
-		}
+	if name := firstToken(text, mentionable); name != "" {
+		out = append(out, textFinding{LintInstructions, "mentions another server's tool: " + evidence(name)})
 	}
 	return out
 }
 
-// containsToken reports whether name occurs in text as a whole token (not
-// inside a longer identifier).
-func containsToken(text, name string) bool {
-	for i := 0; ; {
-		j := strings.Index(text[i:], name)
-		if j < 0 {
-			return false
-		}
-		start, end := i+j, i+j+len(name)
-		if (start == 0 || !isIdentByte(text[start-1])) && (end == len(text) || !isIdentByte(text[end])) {
-			return true
-		}
-		i = start + 1
+// firstToken returns the first word of text that is in names, or "". Words
+// are runs of letters, digits, "_", "-" and "."; a trailing "." or "-"
+// (end of a sentence) is not part of one. It takes time linear in text,
+// however many names there are.
+func firstToken(text string, names map[string]bool) string {
+	if len(names) == 0 {
+		return ""
 	}
+	for i := 0; i < len(text); {
+		if !isTokenByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isTokenByte(text[j]) {
+			j++
+		}
+		word := strings.TrimRight(text[i:j], ".-")
+		if names[word] {
+			return word
+		}
+		i = j
+	}
+	return ""
 }
 
-func isIdentByte(c byte) bool { return isASCIIAlnum(c) || c == '_' || c == '-' }
+func isTokenByte(c byte) bool { return isASCIIAlnum(c) || c == '_' || c == '-' || c == '.' }
 
 // invisibleRune reports whether r is invisible or reorders text: format
 // characters (zero-width spaces and joiners, bidi embeddings, overrides and

@@ -2,6 +2,7 @@ package generator
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -275,5 +276,56 @@ func TestLintPoisonedFixture(t *testing.T) {
 		case "README.md", "poisoned/index.ts", "poisoned/add.ts", "poisoned/getFactOfTheDay.ts":
 			checkGolden(t, filepath.Join("testdata", "lint", "tree", filepath.FromSlash(f.Path)), f.Content)
 		}
+	}
+}
+
+// TestLintBounded: a hostile catalog cannot make the lint's output or work
+// explode: findings per tool are capped, many servers with many distinctive
+// tool names are checked in linear time per text, and a schema with more
+// texts than the lint reads gets a notice instead of passing unchecked.
+func TestLintBounded(t *testing.T) {
+	t.Parallel()
+	props := map[string]any{}
+	for i := range 5000 {
+		props[fmt.Sprintf("p%d", i)] = map[string]any{"type": "string", "description": fmt.Sprintf("hidden\u200b%d <IMPORTANT>x</IMPORTANT>", i)}
+	}
+	raw, _ := json.Marshal(map[string]any{"name": "victim", "description": "Adds.", "inputSchema": map[string]any{"type": "object", "properties": props}})
+	var servers []Server
+	var mention strings.Builder
+	for s := range 40 {
+		srv := Server{Name: fmt.Sprintf("server%d", s)}
+		for i := range 40 {
+			name := fmt.Sprintf("tool_s%d_t%d", s, i)
+			mention.WriteString(name + " ")
+			srv.Tools = append(srv.Tools, json.RawMessage(fmt.Sprintf(`{"name":%q,"description":"Does %d.","inputSchema":{"type":"object"}}`, name, i)))
+		}
+		servers = append(servers, srv)
+	}
+	desc, _ := json.Marshal(strings.Repeat(mention.String(), 20))
+	servers = append(servers, Server{Name: "evil", Tools: []json.RawMessage{raw, json.RawMessage(`{"name":"chatty","description":` + string(desc) + `,"inputSchema":{"type":"object"}}`)}})
+	got := Lint(servers, nil)
+	perTool := map[string]int{}
+	for _, f := range got {
+		perTool[f.Server+"."+f.Tool]++
+	}
+	if n := perTool["evil.victim"]; n != maxToolFindings {
+		t.Errorf("evil.victim has %d findings, want the cap %d: %v", n, maxToolFindings, perTool)
+	}
+	if n := perTool["evil.chatty"]; n != 1 {
+		t.Errorf("evil.chatty has %d findings, want one mention finding: %v", n, got)
+	}
+	if len(perTool) != 2 {
+		t.Errorf("findings on %d tools, want 2: %v", len(perTool), perTool)
+	}
+
+	// 25,000 plain properties: too many texts to read them all.
+	big := map[string]any{}
+	for i := range 25000 {
+		big[fmt.Sprintf("q%d", i)] = map[string]any{"type": "string"}
+	}
+	raw, _ = json.Marshal(map[string]any{"name": "wide", "description": "Adds.", "inputSchema": map[string]any{"type": "object", "properties": big}})
+	got = Lint([]Server{{Name: "wide", Tools: []json.RawMessage{raw}}}, nil)
+	if len(got) != 1 || got[0].Kind != LintLength || got[0].Severity != SeverityNotice || got[0].Where != "inputSchema" {
+		t.Errorf("findings on a schema too large to read: %v", got)
 	}
 }
