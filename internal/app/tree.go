@@ -44,32 +44,50 @@ func (w *Workspace) ReadTree(p string) (content []byte, entries []TreeEntry, err
 		return nil, nil, usageErrorf(fmt.Errorf("no %s: there are no approved skills yet", p))
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, usageErrorf(fmt.Errorf("cannot read %s: %w", p, unwrapPath(err)))
 	}
 	defer root.Close()
-	f, err := root.Open(rest)
+	if part == layout.SkillsDir && rest != "." {
+		// Inside skills/, only approved skills' directories (and files
+		// such as skills/README.md) are readable.
+		skill, inner, _ := strings.Cut(rest, "/")
+		if st, err := root.Lstat(skill); (err == nil && st.IsDir() || inner != "") && !approvedSkillDir(root, skill) {
+			return nil, nil, usageErrorf(fmt.Errorf("cannot read %s: skills/%s is not an approved skill", p, skill))
+		}
+	}
+	f, st, err := openPlain(root, rest)
 	if err != nil {
 		return nil, nil, usageErrorf(fmt.Errorf("cannot read %s: %w", p, unwrapPath(err)))
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
 	if !st.IsDir() {
 		if st.Size() > maxTreeFile {
 			return nil, nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit of one read", p, st.Size(), maxTreeFile)
 		}
 		data, err := io.ReadAll(io.LimitReader(f, maxTreeFile+1))
-		return data, nil, err
+		if err != nil {
+			return nil, nil, usageErrorf(fmt.Errorf("cannot read %s: %w", p, unwrapPath(err)))
+		}
+		if len(data) > maxTreeFile {
+			return nil, nil, fmt.Errorf("%s grew over the %d-byte limit of one read", p, maxTreeFile)
+		}
+		return data, nil, nil
 	}
 	list, err := f.ReadDir(-1)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, usageErrorf(fmt.Errorf("cannot list %s: %w", p, unwrapPath(err)))
 	}
 	entries = []TreeEntry{}
 	for _, e := range list {
 		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		// Only what read would open is listed: no symlinks, pipes or
+		// devices, and in skills/ only the directories of approved skills.
+		if !e.IsDir() && !e.Type().IsRegular() {
+			continue
+		}
+		if e.IsDir() && part == layout.SkillsDir && rest == "." && !approvedSkillDir(root, e.Name()) {
 			continue
 		}
 		te := TreeEntry{Name: e.Name(), Dir: e.IsDir()}
@@ -80,6 +98,104 @@ func (w *Workspace) ReadTree(p string) (content []byte, entries []TreeEntry, err
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
 	return nil, entries, nil
+}
+
+// skillMDFile is the file whose presence makes skills/<name> an approved
+// skill (approval writes it last).
+const skillMDFile = "SKILL.md"
+
+// approvedSkillDir reports whether name, in the skills directory root, is
+// an approved skill's directory: a real directory (not a symlink) holding
+// a regular SKILL.md.
+func approvedSkillDir(root *os.Root, name string) bool {
+	st, err := root.Lstat(name)
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	md, err := root.Lstat(name + "/" + skillMDFile)
+	return err == nil && md.Mode().IsRegular()
+}
+
+// errNotPlain is the reason a path that is not a plain file or directory
+// is refused.
+var errNotPlain = errors.New("it is a symbolic link or a special file, which read does not follow or open")
+
+// errNotDir is the reason a path through a file is refused.
+var errNotDir = errors.New("not a directory")
+
+// openPlain opens rest (slash-separated, "." for root itself) inside root
+// without following a symbolic link anywhere on the way, and only when it
+// is a regular file or a directory. os.Root alone follows symlinks that
+// stay inside it, which inside skills/ can lead to a pending proposal, and
+// opening a named pipe blocks. Each step is checked with Lstat and then
+// compared (os.SameFile) with what was opened, so an entry swapped for a
+// symlink between the check and the open is refused too.
+func openPlain(root *os.Root, rest string) (*os.File, fs.FileInfo, error) {
+	if rest == "." {
+		f, err := root.Open(".")
+		if err != nil {
+			return nil, nil, err
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+		return f, st, nil
+	}
+	segs := strings.Split(rest, "/")
+	dir := root
+	for i, seg := range segs {
+		before, err := dir.Lstat(seg)
+		if err != nil {
+			closeUnless(dir, root)
+			return nil, nil, err
+		}
+		last := i == len(segs)-1
+		switch {
+		case before.IsDir():
+		case last && before.Mode().IsRegular():
+		case !last && before.Mode().IsRegular():
+			closeUnless(dir, root)
+			return nil, nil, errNotDir
+		default:
+			closeUnless(dir, root)
+			return nil, nil, errNotPlain
+		}
+		if last {
+			f, err := dir.Open(seg)
+			closeUnless(dir, root)
+			if err != nil {
+				return nil, nil, err
+			}
+			after, err := f.Stat()
+			if err != nil || !os.SameFile(before, after) {
+				f.Close()
+				return nil, nil, errNotPlain
+			}
+			return f, after, nil
+		}
+		sub, err := dir.OpenRoot(seg)
+		if err != nil {
+			closeUnless(dir, root)
+			return nil, nil, err
+		}
+		after, err := sub.Stat(".")
+		closeUnless(dir, root)
+		if err != nil || !os.SameFile(before, after) {
+			sub.Close()
+			return nil, nil, errNotPlain
+		}
+		dir = sub
+	}
+	panic("unreachable")
+}
+
+// closeUnless closes r unless it is keep.
+func closeUnless(r, keep *os.Root) {
+	if r != keep {
+		r.Close()
+	}
 }
 
 // treePath splits a readable path into its part (servers or skills) and
@@ -141,6 +257,9 @@ func (w *Workspace) TreeFiles() ([]string, error) {
 					return fs.SkipDir
 				}
 				return nil
+			}
+			if part == layout.SkillsDir && d.IsDir() && p != "." && !strings.Contains(p, "/") && !approvedSkillDir(root, p) {
+				return fs.SkipDir // not (yet) an approved skill
 			}
 			if d.Type().IsRegular() {
 				out = append(out, part+"/"+p)
