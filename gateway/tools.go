@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -130,6 +131,9 @@ func (g *Gateway) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*
 	if in.Limit <= 0 {
 		in.Limit = 5
 	}
+	if len(in.Query) > maxQueryBytes {
+		return errorResult("the query is too long (%d bytes, at most %d): a few words of what you want to do are enough", len(in.Query), maxQueryBytes), nil
+	}
 	hits, err := g.ws.SearchTools(in.Query, min(in.Limit, 50), in.Detail == "full")
 	if err != nil {
 		return errorResult("%v", err), nil
@@ -209,8 +213,12 @@ func (g *Gateway) run(ctx context.Context, session *mcp.ServerSession, r app.Run
 	if ceiling <= 0 {
 		ceiling = runtime.DefaultLimits().Timeout
 	}
-	if timeoutMs > 0 {
-		lim.Timeout = min(time.Duration(timeoutMs)*time.Millisecond, ceiling)
+	// timeoutMs may only lower the server's limit; compared in
+	// milliseconds, so that a huge value cannot overflow a Duration into a
+	// negative one (which would mean the runtime's default).
+	lim.Timeout = ceiling
+	if timeoutMs > 0 && timeoutMs < ceiling.Milliseconds() {
+		lim.Timeout = time.Duration(timeoutMs) * time.Millisecond
 	}
 	r.Limits = lim
 	r.Isolation = g.opts.Isolation
@@ -229,7 +237,13 @@ func (g *Gateway) run(ctx context.Context, session *mcp.ServerSession, r app.Run
 // logged and returned (or its error), the structured content the record.
 func runResult(res *runtime.Result) *mcp.CallToolResult {
 	var b strings.Builder
-	b.WriteString(app.RunOutput(res))
+	logs := *res
+	logs.Result = nil // the result is shown below, within bounds
+	b.WriteString(app.RunOutput(&logs))
+	if res.OK && len(res.Result) > 0 && string(res.Result) != "null" {
+		b.WriteString(showResult(res.Result))
+		b.WriteByte('\n')
+	}
 	if res.LogsOmitted > 0 {
 		fmt.Fprintf(&b, "[… %d more characters of output omitted]\n", res.LogsOmitted)
 	}
@@ -245,6 +259,66 @@ func runResult(res *runtime.Result) *mcp.CallToolResult {
 	return out
 }
 
+// maxIndentedResult bounds the text of an indented result. Indenting
+// costs the nesting depth on every line, so a small result nested
+// thousands of levels deep would take hundreds of megabytes; such a result
+// is shown as it came, compact.
+const maxIndentedResult = 2 * runtime.MaxResultBytes
+
+// showResult is a run's result as execute's text shows it: indented like
+// mcpcode run prints it, unless that would take more than
+// maxIndentedResult bytes.
+func showResult(raw json.RawMessage) string {
+	if indentedSize(raw) > maxIndentedResult {
+		return string(raw)
+	}
+	var pretty bytes.Buffer
+	if json.Indent(&pretty, raw, "", "  ") != nil {
+		return string(raw)
+	}
+	return pretty.String()
+}
+
+// indentedSize is at least the size of raw indented by two spaces per
+// level, found in one pass without building it.
+func indentedSize(raw []byte) int64 {
+	var size, depth int64
+	inString, escaped := false, false
+	for _, c := range raw {
+		if inString {
+			size++
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+			size++
+		case '{', '[':
+			depth++
+			size += 2 + 2*depth
+		case '}', ']':
+			depth--
+			size += 2 + 2*depth
+		case ',':
+			size += 2 + 2*depth
+		case ':':
+			size += 2
+		case ' ', '\t', '\n', '\r':
+		default:
+			size++
+		}
+	}
+	return size
+}
+
 func (g *Gateway) handlePropose(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var in struct {
 		Name        string          `json:"name"`
@@ -254,6 +328,9 @@ func (g *Gateway) handlePropose(ctx context.Context, req *mcp.CallToolRequest) (
 		InputSchema json.RawMessage `json:"inputSchema"`
 	}
 	if r := decode(req, &in); r != nil {
+		return r, nil
+	}
+	if r := g.checkProposal(in.Name, in.Rationale, in.InputSchema); r != nil {
 		return r, nil
 	}
 	res, err := g.ws.Propose(skills.ProposeOptions{Name: in.Name, Description: in.Description, Rationale: in.Rationale,
@@ -277,6 +354,47 @@ func (g *Gateway) handlePropose(ctx context.Context, req *mcp.CallToolRequest) (
 		fmt.Fprintf(&b, "It calls: %s\n", strings.Join(calls, ", "))
 	}
 	return textResult(b.String()), nil
+}
+
+// Bounds of what an agent can make the gateway store or compute: a
+// proposal is kept on the person's disk until they review it, and every
+// tools/list reads the proposals; ranking a query costs its words times
+// the tools.
+const (
+	maxQueryBytes       = 2000
+	maxRationaleBytes   = 8 << 10
+	maxInputSchemaBytes = 64 << 10
+	maxPendingProposals = 100
+)
+
+// checkProposal refuses a proposal that is too large, or one more when
+// there are already maxPendingProposals waiting for review (replacing a
+// pending proposal is always possible). The program's own size is bounded
+// where it is bundled.
+func (g *Gateway) checkProposal(name, rationale string, schema json.RawMessage) *mcp.CallToolResult {
+	if len(rationale) > maxRationaleBytes {
+		return errorResult("the proposal was not recorded: the rationale is %d bytes long, at most %d: say in a few sentences why the program is worth keeping", len(rationale), maxRationaleBytes)
+	}
+	if len(schema) > maxInputSchemaBytes {
+		return errorResult("the proposal was not recorded: the input schema is %d bytes long, at most %d", len(schema), maxInputSchemaBytes)
+	}
+	entries, err := os.ReadDir(g.ws.Proposals())
+	if err != nil {
+		return nil // none yet (or unreadable: Propose reports that)
+	}
+	pending := 0
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			if e.Name() == name {
+				return nil // a replacement adds none
+			}
+			pending++
+		}
+	}
+	if pending >= maxPendingProposals {
+		return errorResult("the proposal was not recorded: %d proposals are already pending, at most %d: ask the user to review them (mcpcode skills list; approve or dismiss), or replace one by proposing it again under its name", pending, maxPendingProposals)
+	}
+	return nil
 }
 
 // errSkillGone is reported for a skill tool whose skill disappeared.
