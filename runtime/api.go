@@ -207,6 +207,7 @@ const (
 	KindTransport  = "transport"  // an uncaught ToolError: the server could not be reached
 	KindValidation = "validation" // an uncaught ToolError: arguments rejected before sending
 	KindPermission = "permission" // an uncaught ToolError: a skill called a tool it is not granted
+	KindPolicy     = "policy"     // an uncaught ToolError: a data policy refused the call before sending (privacy flows)
 	KindLimit      = "limit"      // a run limit was hit (see RunError.Limit)
 	KindCrashed    = "crashed"    // the worker process died for another reason, or the run could not start
 	KindCanceled   = "canceled"   // the caller's context was canceled

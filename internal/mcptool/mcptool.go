@@ -145,6 +145,12 @@ var ErrUnknownServer = errors.New("unknown server")
 // failure.
 var ErrDenied = errors.New("call denied")
 
+// ErrPolicy is wrapped by a Caller's error when a data policy refused a
+// call before anything was sent (a value may not flow to that server, or
+// a privacy token is unknown). The runtime reports such a call as a
+// "policy" error.
+var ErrPolicy = errors.New("call refused by policy")
+
 // Scope says whose code makes a call: the program's own ("" skill) or an
 // approved skill's, with the grant a person gave it.
 type Scope struct {

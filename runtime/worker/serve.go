@@ -156,7 +156,7 @@ func (c *relayCaller) CallTool(ctx context.Context, server, tool string, args js
 		return nil, err
 	}
 	if reply.Error != "" {
-		return nil, errors.New(reply.Error)
+		return nil, relayedError(reply.Error)
 	}
 	if reply.ToolResult == nil {
 		return nil, errors.New("the parent sent no result")
@@ -239,4 +239,16 @@ func warmUp() {
 	if err == nil {
 		runtime.Run(context.Background(), p, runtime.RunOptions{Workspace: ws})
 	}
+}
+
+// relayedError rebuilds the parent's error of a call: a refusal keeps its
+// sentinel (mcptool.ErrDenied, mcptool.ErrPolicy, whose errors start with
+// the sentinel's text), so that the worker reports it with its own kind.
+func relayedError(msg string) error {
+	for _, sentinel := range []error{mcptool.ErrDenied, mcptool.ErrPolicy} {
+		if p := sentinel.Error() + ": "; len(msg) > len(p) && msg[:len(p)] == p {
+			return fmt.Errorf("%w: %s", sentinel, msg[len(p):])
+		}
+	}
+	return errors.New(msg)
 }
