@@ -10,15 +10,12 @@ package argcheck
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"math/big"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Schema is a compiled input schema. A schema that cannot be compiled
@@ -26,80 +23,43 @@ import (
 // loaded from the network or disk: $refs that point outside the schema make
 // it uncompilable. A Schema is safe for concurrent use.
 type Schema struct {
-	compiled *jsonschema.Schema
+	compiled *node
 	doc      any
 }
 
-const inputSchemaURL = "mcpcode:///input-schema.json"
-
-// Compile compiles raw, first as JSON Schema 2020-12 unless it says
-// otherwise, then as draft-07 (which allows tuple-style items). It never
-// fails: an empty, invalid or uncompilable schema gives a Schema that
-// accepts everything.
+// Compile compiles raw as JSON Schema: 2020-12 unless its $schema names an
+// older draft (draft-04, -06 and -07 are understood; items as an array is
+// a tuple in any draft). It never fails: an empty, invalid or uncompilable
+// schema gives a Schema that accepts everything.
 func Compile(raw json.RawMessage) *Schema {
 	s := &Schema{}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return s
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	doc, err := decodeJSON(raw)
 	if err != nil {
 		return s
 	}
 	s.doc = doc
-	for _, draft := range []*jsonschema.Draft{jsonschema.Draft2020, jsonschema.Draft7} {
-		c := newSchemaCompiler(draft)
-		if err := c.AddResource(inputSchemaURL, doc); err != nil {
-			return s
-		}
-		if sch, err := c.Compile(inputSchemaURL); err == nil {
-			s.compiled = sch
-			return s
-		}
+	if n, err := compileDoc(doc); err == nil {
+		s.compiled = n
 	}
 	return s
 }
 
-// newSchemaCompiler is a compiler that loads nothing, asserts no formats
-// (servers know their formats better than a generic checker) and accepts
-// any regular expression (ECMAScript patterns Go cannot compile match
-// everything rather than failing the schema).
-func newSchemaCompiler(draft *jsonschema.Draft) *jsonschema.Compiler {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(draft)
-	c.UseLoader(refusingLoader{})
-	c.UseRegexpEngine(lenientRegexp)
-	for _, name := range []string{
-		"json-pointer", "relative-json-pointer", "uuid", "duration", "period", "ipv4", "ipv6",
-		"hostname", "email", "idn-email", "idn-hostname", "date", "time", "date-time", "uri", "iri",
-		"uri-reference", "iri-reference", "uri-template", "semver",
-	} {
-		c.RegisterFormat(&jsonschema.Format{Name: name, Validate: func(any) error { return nil }})
+// decodeJSON decodes one JSON value, numbers as json.Number; trailing data
+// is an error.
+func decodeJSON(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
 	}
-	return c
-}
-
-type refusingLoader struct{}
-
-func (refusingLoader) Load(url string) (any, error) {
-	return nil, errors.New("mcpcode never loads schemas: " + url)
-}
-
-type anyRegexp struct{ re *regexp.Regexp }
-
-func (r anyRegexp) MatchString(s string) bool { return r.re == nil || r.re.MatchString(s) }
-func (r anyRegexp) String() string {
-	if r.re == nil {
-		return ""
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("trailing data after the JSON value")
 	}
-	return r.re.String()
-}
-
-func lenientRegexp(s string) (jsonschema.Regexp, error) {
-	re, err := regexp.Compile(s)
-	if err != nil {
-		return anyRegexp{}, nil
-	}
-	return anyRegexp{re}, nil
+	return v, nil
 }
 
 // Problems lists what is wrong with args, one "path: message" per problem
@@ -110,7 +70,7 @@ func (s *Schema) Problems(args json.RawMessage) []string {
 	if s.compiled == nil {
 		return nil // an unusable schema checks nothing, not even typos
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	inst, err := decodeJSON(args)
 	if err != nil {
 		return []string{"/: arguments are not valid JSON"}
 	}
@@ -128,9 +88,8 @@ func (s *Schema) Problems(args json.RawMessage) []string {
 		w := typoWalker{root: root, add: func(p problem) { typos[p.path] = true; add(p) }}
 		w.walk(root, inst, nil, 0)
 	}
-	var ve *jsonschema.ValidationError
-	if err := s.compiled.Validate(inst); errors.As(err, &ve) {
-		for _, p := range flattenValidation(ve, s.doc) {
+	if ve, _ := (&validator{}).check(s.compiled, inst, nil, nil); ve != nil {
+		for _, p := range flattenValidation(ve) {
 			if typos[p.path] && strings.HasPrefix(p.msg, "unknown property") {
 				continue
 			}

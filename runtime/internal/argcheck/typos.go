@@ -56,6 +56,9 @@ func (w typoWalker) walk(schema map[string]any, inst any, loc []string, depth in
 				}
 				continue
 			}
+			if matchesPattern(schema, k) {
+				continue // a patternProperties name, not a typo
+			}
 			var typo string
 			for _, d := range notPassed {
 				if likelyTypo(k, d) && (typo == "" || editDistance(k, d) < editDistance(k, typo)) {
@@ -94,4 +97,16 @@ func (w typoWalker) resolve(ref string) map[string]any {
 	}
 	m, _ := node.(map[string]any)
 	return m
+}
+
+// matchesPattern reports whether name matches one of the schema's
+// patternProperties.
+func matchesPattern(schema map[string]any, name string) bool {
+	pats, _ := schema["patternProperties"].(map[string]any)
+	for p := range pats {
+		if lenientRegexp(p).MatchString(name) {
+			return true
+		}
+	}
+	return false
 }
