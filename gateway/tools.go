@@ -237,13 +237,7 @@ func (g *Gateway) run(ctx context.Context, session *mcp.ServerSession, r app.Run
 // logged and returned (or its error), the structured content the record.
 func runResult(res *runtime.Result) *mcp.CallToolResult {
 	var b strings.Builder
-	logs := *res
-	logs.Result = nil // the result is shown below, within bounds
-	b.WriteString(app.RunOutput(&logs))
-	if res.OK && len(res.Result) > 0 && string(res.Result) != "null" {
-		b.WriteString(showResult(res.Result))
-		b.WriteByte('\n')
-	}
+	b.WriteString(app.RunOutput(res))
 	if res.LogsOmitted > 0 {
 		fmt.Fprintf(&b, "[… %d more characters of output omitted]\n", res.LogsOmitted)
 	}
@@ -257,66 +251,6 @@ func runResult(res *runtime.Result) *mcp.CallToolResult {
 		out.StructuredContent = json.RawMessage(raw)
 	}
 	return out
-}
-
-// maxIndentedResult bounds the text of an indented result. Indenting
-// costs the nesting depth on every line, so a small result nested
-// thousands of levels deep would take hundreds of megabytes; such a result
-// is shown as it came, compact.
-const maxIndentedResult = 2 * runtime.MaxResultBytes
-
-// showResult is a run's result as execute's text shows it: indented like
-// mcpcode run prints it, unless that would take more than
-// maxIndentedResult bytes.
-func showResult(raw json.RawMessage) string {
-	if indentedSize(raw) > maxIndentedResult {
-		return string(raw)
-	}
-	var pretty bytes.Buffer
-	if json.Indent(&pretty, raw, "", "  ") != nil {
-		return string(raw)
-	}
-	return pretty.String()
-}
-
-// indentedSize is at least the size of raw indented by two spaces per
-// level, found in one pass without building it.
-func indentedSize(raw []byte) int64 {
-	var size, depth int64
-	inString, escaped := false, false
-	for _, c := range raw {
-		if inString {
-			size++
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-			size++
-		case '{', '[':
-			depth++
-			size += 2 + 2*depth
-		case '}', ']':
-			depth--
-			size += 2 + 2*depth
-		case ',':
-			size += 2 + 2*depth
-		case ':':
-			size += 2
-		case ' ', '\t', '\n', '\r':
-		default:
-			size++
-		}
-	}
-	return size
 }
 
 func (g *Gateway) handlePropose(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
