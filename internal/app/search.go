@@ -43,7 +43,10 @@ func (w *Workspace) SearchTools(query string, limit int, full bool) ([]SearchHit
 	if err != nil {
 		return nil, err
 	}
-	terms := searchTerms(query)
+	if len(query) > maxQueryBytes {
+		return nil, usageErrorf(fmt.Errorf("the query is %d bytes long: keep it under %d (a few words say what the tool should do)", len(query), maxQueryBytes))
+	}
+	terms := uniqueTerms(searchTerms(query))
 	if len(terms) == 0 {
 		return nil, usageErrorf(errors.New("the query has no words to search for"))
 	}
@@ -63,11 +66,28 @@ func (w *Workspace) SearchTools(query string, limit int, full bool) ([]SearchHit
 	return hits, nil
 }
 
+// maxQueryBytes bounds a search query: its cost grows with its words.
+const maxQueryBytes = 2000
+
+// uniqueTerms drops repeated terms: saying a word twice does not make it
+// count twice.
+func uniqueTerms(terms []string) []string {
+	seen := map[string]bool{}
+	out := terms[:0]
+	for _, t := range terms {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // searchIndex returns the tree's index, rebuilt when the manifest changed.
 func (w *Workspace) searchIndex() (*toolIndex, error) {
 	st, err := os.Stat(w.Manifest())
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, usageErrorf(fmt.Errorf("no generated tree in %s: run `mcpcode gen` first", w.Root))
+		return nil, usageErrorf(errors.New("this workspace has no generated tree yet: run `mcpcode gen` first"))
 	}
 	if err != nil {
 		return nil, err

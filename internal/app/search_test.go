@@ -154,8 +154,16 @@ func TestSearchResults(t *testing.T) {
 		t.Errorf("a query of stop words: %v", err)
 	}
 	empty, _ := (&App{}).Open(OpenOptions{Dir: t.TempDir()})
-	if _, err := empty.SearchTools("x", 5, false); err == nil || !strings.Contains(err.Error(), "run `mcpcode gen` first") {
-		t.Errorf("no tree: %v", err)
+	if _, err := empty.SearchTools("x", 5, false); err == nil || !strings.Contains(err.Error(), "run `mcpcode gen` first") || strings.Contains(err.Error(), empty.Root) {
+		t.Errorf("no tree (the message must not show the host's path): %v", err)
+	}
+	once, _ := w.SearchTools("spreadsheet", 3, false)
+	many, _ := w.SearchTools(strings.Repeat("spreadsheet ", 50)+"channel message", 3, false)
+	if len(many) == 0 || len(once) == 0 || many[0].Tool == once[0].Tool {
+		t.Errorf("a repeated word outweighed the others: %v", many)
+	}
+	if _, err := w.SearchTools(strings.Repeat("x ", 2000), 3, false); err == nil || !IsUsage(err) {
+		t.Errorf("a huge query: %v", err)
 	}
 }
 
