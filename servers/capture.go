@@ -24,6 +24,9 @@ type toolsCapture struct {
 	pending map[string]bool // ids of tools/list requests in flight
 	tools   []json.RawMessage
 	calls   map[string]*resultSlot // ids of tools/call requests whose caller wants the raw result
+	// forms are the property orders of the latest elicitation requests'
+	// schemas (go-sdk hands the handler a map, which has no order).
+	forms [][]string
 }
 
 // resultSlot receives the raw result of one tools/call. The caller puts it
@@ -83,6 +86,10 @@ func (c *toolsCapture) outgoing(ctx context.Context, msg jsonrpc.Message) {
 // incoming notes a message received from the server. It reports whether
 // the message answered a call whose raw result was captured.
 func (c *toolsCapture) incoming(msg jsonrpc.Message) bool {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "elicitation/create" {
+		c.noteForm(req.Params)
+		return false
+	}
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok || !resp.ID.IsValid() {
 		return false
@@ -111,6 +118,72 @@ func (c *toolsCapture) incoming(msg jsonrpc.Message) bool {
 		c.tools = append(c.tools, page.Tools...)
 	}
 	return false
+}
+
+// noteForm keeps the property order of an elicitation request's schema.
+func (c *toolsCapture) noteForm(params json.RawMessage) {
+	var p struct {
+		RequestedSchema struct {
+			Properties json.RawMessage `json:"properties"`
+		} `json:"requestedSchema"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	keys := objectKeys(p.RequestedSchema.Properties)
+	if len(keys) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.forms = append(c.forms, keys)
+	if len(c.forms) > 16 {
+		c.forms = c.forms[len(c.forms)-16:]
+	}
+}
+
+// formOrder returns (and forgets) the property order noted for a schema
+// with exactly these properties; nil when none was noted.
+func (c *toolsCapture) formOrder(props map[string]bool) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := len(c.forms) - 1; i >= 0; i-- {
+		keys := c.forms[i]
+		same := len(keys) == len(props)
+		for _, k := range keys {
+			same = same && props[k]
+		}
+		if same {
+			c.forms = append(c.forms[:i], c.forms[i+1:]...)
+			return keys
+		}
+	}
+	return nil
+}
+
+// objectKeys returns the keys of a JSON object in their order.
+func objectKeys(raw json.RawMessage) []string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		k, ok := t.(string)
+		if !ok {
+			return nil
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return nil
+		}
+		keys = append(keys, k)
+	}
+	return keys
 }
 
 // take returns the tools captured by the latest listing.

@@ -44,6 +44,13 @@ type PoolOptions struct {
 	// Dial, when set, replaces the real transports (used by tests to connect
 	// in-process servers).
 	Dial func(ctx context.Context, s ServerConfig) (mcp.Transport, error)
+	// Handlers answer servers' elicitation and sampling requests during
+	// calls whose context carries no handlers of its own (see
+	// WithClientHandlers); nil declines them.
+	Handlers *ClientHandlers
+	// DefaultRoots are the directories offered as roots to servers whose
+	// entry has no "roots" (the workspace's files folder).
+	DefaultRoots []string
 }
 
 // Pool holds one session per upstream server, shared by concurrent calls.
@@ -263,6 +270,7 @@ func (p *Pool) CallTool(ctx context.Context, server, tool string, args json.RawM
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`)
 	}
+	defer u.inflight.begin(ctx)()
 	params := &mcp.CallToolParams{Name: tool, Arguments: args}
 	res, err := callRaw(ctx, sess, params)
 	if err == nil || ctx.Err() != nil || !connectionLost(err) {
@@ -355,6 +363,8 @@ type upstream struct {
 	log     *serverLog      // .mcpcode/logs/<server>.log and the last lines of a stdio server's stderr
 	stdio   *stdioTransport // starts a new process on each connect; nil unless stdio
 
+	inflight inflight // calls in progress, to route the server's requests
+
 	mu      sync.Mutex // serializes connecting and listing
 	sess    *mcp.ClientSession
 	listing *Listing
@@ -386,10 +396,7 @@ func (u *upstream) connectLocked(ctx context.Context) error {
 	if err != nil {
 		return u.fail(err)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: u.pool.opts.ClientName, Version: u.pool.opts.ClientVersion}, &mcp.ClientOptions{
-		Capabilities:           &mcp.ClientCapabilities{},
-		ToolListChangedHandler: u.toolsChanged,
-	})
+	client := u.newClient()
 	sess, err := client.Connect(cctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
 		return u.fail(u.explainConnect(cctx, ctx, err, timeout))

@@ -44,6 +44,9 @@ type RunRequest struct {
 	Isolation string
 	// ConnectTimeout bounds connecting to one server.
 	ConnectTimeout time.Duration
+	// Handlers answer what servers ask during the run's calls (elicitation,
+	// sampling) when the run gets a pool of its own; nil declines.
+	Handlers *ClientHandlers
 	// Caller, when set, performs the tool calls (a pool kept across runs);
 	// otherwise the run gets a pool of its own, closed when it ends.
 	Caller mcptool.Caller
@@ -64,7 +67,7 @@ func (w *Workspace) Run(ctx context.Context, req RunRequest) (*runtime.Result, e
 	}
 	caller := req.Caller
 	if caller == nil {
-		pool := w.Pool(PoolOptions{ConnectTimeout: req.ConnectTimeout})
+		pool := w.Pool(PoolOptions{ConnectTimeout: req.ConnectTimeout, Handlers: req.Handlers})
 		defer pool.Close()
 		caller = pool
 	}

@@ -120,6 +120,9 @@ type PoolOptions struct {
 	ConnectTimeout time.Duration
 	// OnToolsChanged is called when a connected server announces new tools.
 	OnToolsChanged func(server string)
+	// Handlers answer servers' elicitation and sampling requests (the CLI
+	// asks the person in the terminal); nil declines them.
+	Handlers *ClientHandlers
 }
 
 // Pool returns a pool of connections to the workspace's servers; nothing is
@@ -133,6 +136,8 @@ func (w *Workspace) Pool(o PoolOptions) *servers.Pool {
 		ClientName:     "mcpcode",
 		ClientVersion:  w.app.Version,
 		OnToolsChanged: o.OnToolsChanged,
+		Handlers:       o.Handlers,
+		DefaultRoots:   []string{w.Files()},
 	})
 }
 

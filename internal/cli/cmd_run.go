@@ -138,6 +138,7 @@ func cmdRun(a *cli, args []string) int {
 	} else {
 		req.File = rest[0]
 	}
+	req.Handlers = a.clientHandlers() // servers' questions: asked in the terminal, else declined
 	ws, err := a.openWith(app.OpenOptions{Dir: rf.dir})
 	if err != nil {
 		return a.configError("run", err)

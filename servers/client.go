@@ -1,0 +1,232 @@
+package servers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ClientHandlers answer the requests an upstream server makes of mcpcode
+// while it serves a tool call: elicitation (ask the person a question,
+// through a form) and sampling (ask a model). A nil function declines with
+// a message saying why, which the server usually passes on in its tool
+// result, so the program sees it.
+type ClientHandlers struct {
+	// Elicit asks the person and returns their answer.
+	Elicit func(ctx context.Context, r *ElicitRequest) (*mcp.ElicitResult, error)
+	// Sample asks a model (mcpcode has none; `mcpcode serve` forwards to
+	// the agent host's).
+	Sample func(ctx context.Context, r *SampleRequest) (*mcp.CreateMessageResult, error)
+	// NoElicit and NoSample say why the request cannot be answered when
+	// Elicit or Sample is nil ("no terminal to ask the person in").
+	NoElicit, NoSample string
+}
+
+// ElicitRequest is a server's question for the person.
+type ElicitRequest struct {
+	Server string
+	Params *mcp.ElicitParams
+	// Order is the order of the requested schema's properties as the
+	// server sent them, when known (Params holds them in a map).
+	Order []string
+}
+
+// SampleRequest is a server's request for a model's completion.
+type SampleRequest struct {
+	Server string
+	Params *mcp.CreateMessageParams
+}
+
+type handlersKey struct{}
+
+// WithClientHandlers returns ctx carrying the handlers that answer what a
+// server asks during the calls made with it (`mcpcode serve` forwards each
+// run's requests to the host session that started the run). A pointer
+// identifies the handlers: calls carrying the same pointer belong to the
+// same requester.
+func WithClientHandlers(ctx context.Context, h *ClientHandlers) context.Context {
+	return context.WithValue(ctx, handlersKey{}, h)
+}
+
+func handlersOf(ctx context.Context) *ClientHandlers {
+	h, _ := ctx.Value(handlersKey{}).(*ClientHandlers)
+	return h
+}
+
+// inflight is the registry of one upstream's tool calls in progress, with
+// whose handlers answer for each. go-sdk hands a server's request to the
+// client's handler with a context of its own, not the context of the call
+// the server is serving; a request is routed to the requester of the calls
+// in flight, and declined when they belong to different requesters.
+type inflight struct {
+	mu    sync.Mutex
+	next  int
+	calls map[int]inflightCall
+}
+
+type inflightCall struct {
+	h   *ClientHandlers // nil: the pool's default handlers
+	ctx context.Context
+}
+
+// begin registers a call; the returned function ends it.
+func (f *inflight) begin(ctx context.Context) func() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.calls == nil {
+		f.calls = map[int]inflightCall{}
+	}
+	f.next++
+	id := f.next
+	f.calls[id] = inflightCall{h: handlersOf(ctx), ctx: ctx}
+	return func() {
+		f.mu.Lock()
+		delete(f.calls, id)
+		f.mu.Unlock()
+	}
+}
+
+// errAmbiguous is a server request that cannot be attributed to one
+// requester.
+var errAmbiguous = errors.New("several programs are calling this server at once, so mcpcode cannot tell which one this request is for; it is declined")
+
+// route returns the handlers for a server's request: those of the calls in
+// flight if they all share them, else the pool's default (no call in
+// flight, or only calls without handlers of their own). callCtx is the
+// context of a call it belongs to (nil when none).
+func (f *inflight) route(def *ClientHandlers) (h *ClientHandlers, callCtx context.Context, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	first := true
+	for _, c := range f.calls {
+		switch {
+		case first:
+			h, callCtx, first = c.h, c.ctx, false
+		case c.h != h:
+			return nil, nil, errAmbiguous
+		}
+	}
+	if h == nil {
+		h = def
+	}
+	return h, callCtx, nil
+}
+
+// requestContext is the context a handler runs in: the handler's own
+// (go-sdk cancels it when the server gives up), also ended when the call
+// that the request belongs to ends.
+func requestContext(hctx, callCtx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(hctx)
+	if callCtx == nil {
+		return ctx, cancel
+	}
+	stop := context.AfterFunc(callCtx, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// elicit answers a server's elicitation request.
+func (u *upstream) elicit(hctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	h, callCtx, err := u.inflight.route(u.pool.opts.Handlers)
+	if err != nil {
+		u.log.note("elicitation declined", err.Error())
+		return nil, err
+	}
+	if h == nil || h.Elicit == nil {
+		why := "mcpcode has no way to ask the person here"
+		if h != nil && h.NoElicit != "" {
+			why = h.NoElicit
+		}
+		err := fmt.Errorf("declined: the server asked the user %q, but %s", req.Params.Message, why)
+		u.log.note("elicitation declined", err.Error())
+		return nil, err
+	}
+	ctx, cancel := requestContext(hctx, callCtx)
+	defer cancel()
+	res, err := h.Elicit(ctx, &ElicitRequest{Server: u.cfg.Name, Params: req.Params, Order: u.formOrder(req.Params)})
+	if err != nil {
+		u.log.note("elicitation failed", err.Error())
+		return nil, err
+	}
+	u.log.note("elicitation", "the user answered: "+res.Action)
+	return res, nil
+}
+
+// formOrder is the property order of an elicitation's schema as sent.
+func (u *upstream) formOrder(p *mcp.ElicitParams) []string {
+	schema, ok := p.RequestedSchema.(map[string]any)
+	if !ok {
+		return nil
+	}
+	props, _ := schema["properties"].(map[string]any)
+	set := map[string]bool{}
+	for k := range props {
+		set[k] = true
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	return u.capture.formOrder(set)
+}
+
+// sample answers a server's sampling request.
+func (u *upstream) sample(hctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	h, callCtx, err := u.inflight.route(u.pool.opts.Handlers)
+	if err != nil {
+		u.log.note("sampling declined", err.Error())
+		return nil, err
+	}
+	if h == nil || h.Sample == nil {
+		why := "mcpcode has no model of its own; only `mcpcode serve` forwards sampling, to the agent host"
+		if h != nil && h.NoSample != "" {
+			why = h.NoSample
+		}
+		err := fmt.Errorf("declined: the server asked for a model's completion (sampling), but %s", why)
+		u.log.note("sampling declined", err.Error())
+		return nil, err
+	}
+	ctx, cancel := requestContext(hctx, callCtx)
+	defer cancel()
+	res, err := h.Sample(ctx, &SampleRequest{Server: u.cfg.Name, Params: req.Params})
+	if err != nil {
+		u.log.note("sampling failed", err.Error())
+		return nil, err
+	}
+	return res, nil
+}
+
+// roots are the roots offered to the server: its own "roots" from mcp.json,
+// else the pool's default.
+func (u *upstream) roots() []*mcp.Root {
+	dirs := u.cfg.Roots
+	if dirs == nil {
+		dirs = u.pool.opts.DefaultRoots
+	}
+	out := make([]*mcp.Root, 0, len(dirs))
+	for _, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			continue
+		}
+		out = append(out, &mcp.Root{Name: filepath.Base(abs), URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()})
+	}
+	return out
+}
+
+// newClient is the go-sdk client of one connection to the server: it
+// declares roots, elicitation (form) and sampling, and routes the server's
+// requests and notifications.
+func (u *upstream) newClient() *mcp.Client {
+	c := mcp.NewClient(&mcp.Implementation{Name: u.pool.opts.ClientName, Version: u.pool.opts.ClientVersion}, &mcp.ClientOptions{
+		Capabilities:           &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{}},
+		ToolListChangedHandler: u.toolsChanged,
+		ElicitationHandler:     u.elicit,
+		CreateMessageHandler:   u.sample,
+	})
+	c.AddRoots(u.roots()...)
+	return c
+}
