@@ -40,8 +40,16 @@ type Options struct {
 	// paths are made absolute in the parent's working directory.
 	Command func() *exec.Cmd
 	// Warm is the number of started workers kept waiting for a job (default
-	// 1), so that isolation adds little latency.
+	// 1), so that isolation adds little latency. A waiting worker warms
+	// itself up (a tiny program bundled and run) so that its job does not
+	// pay the first-use costs of a fresh process.
 	Warm int
+	// OneShot is for a pool that serves one job and is closed (the CLI's
+	// run): no worker is kept warm or started after a job, and a worker
+	// skips its warm-up, since its job is already on the way. Prestart
+	// starts the job's worker early, so that its start overlaps with what
+	// the caller does before the job is ready.
+	OneShot bool
 	// BundleTimeout bounds a Bundle call (default DefaultBundleTimeout);
 	// after it the worker is killed.
 	BundleTimeout time.Duration
@@ -81,13 +89,24 @@ type Pool struct {
 	mu       sync.Mutex
 	idle     []*proc
 	starting int
-	closed   bool
-	wg       sync.WaitGroup
+	// prestarted receives the worker Prestart is starting, until a job
+	// takes it.
+	prestarted chan startResult
+	closed     bool
+	wg         sync.WaitGroup
+}
+
+type startResult struct {
+	w   *proc
+	err error
 }
 
 // NewPool returns a pool and starts its warm workers in the background.
 func NewPool(opts Options) *Pool {
-	if opts.Warm <= 0 {
+	switch {
+	case opts.OneShot:
+		opts.Warm = 0
+	case opts.Warm <= 0:
 		opts.Warm = 1
 	}
 	if opts.BundleTimeout <= 0 {
@@ -108,12 +127,38 @@ func (p *Pool) Close() error {
 	p.closed = true
 	idle := p.idle
 	p.idle = nil
+	pre := p.prestarted
+	p.prestarted = nil
 	p.mu.Unlock()
 	for _, w := range idle {
 		w.kill()
 	}
+	if pre != nil {
+		if r := <-pre; r.err == nil {
+			r.w.kill()
+		}
+	}
 	p.wg.Wait()
 	return nil
+}
+
+// Prestart starts the worker the next job will take, in the background,
+// unless a worker is already waiting or being started for it. It is for
+// one-shot pools (Options.OneShot), whose jobs otherwise start their worker
+// when they are handed over; in a pool that keeps warm workers it does
+// nothing.
+func (p *Pool) Prestart() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || p.prestarted != nil || len(p.idle) > 0 || p.starting > 0 || !p.opts.OneShot {
+		return
+	}
+	ch := make(chan startResult, 1)
+	p.prestarted = ch
+	go func() {
+		w, err := p.start()
+		ch <- startResult{w, err}
+	}()
 }
 
 // refill starts a warm worker in the background unless enough are waiting
@@ -130,10 +175,17 @@ func (p *Pool) refill() {
 	go func() {
 		defer p.wg.Done()
 		w, err := p.start()
+		if err == nil {
+			// Warm the worker up while it waits for a job.
+			err = w.warmUp()
+		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		p.starting--
 		if err != nil {
+			if w != nil {
+				go w.kill()
+			}
 			return // the next job starts one itself and reports the error
 		}
 		if p.closed {
@@ -144,7 +196,8 @@ func (p *Pool) refill() {
 	}()
 }
 
-// take returns a warm worker (and starts its replacement) or starts one.
+// take returns a warm worker (and starts its replacement), the worker
+// Prestart started, or a worker it starts.
 func (p *Pool) take() (*proc, error) {
 	p.mu.Lock()
 	if p.closed {
@@ -159,10 +212,23 @@ func (p *Pool) take() (*proc, error) {
 			w = nil
 		}
 	}
+	pre := p.prestarted
+	if w == nil {
+		p.prestarted = nil
+	} else {
+		pre = nil
+	}
 	p.mu.Unlock()
 	p.refill()
 	if w != nil {
 		return w, nil
+	}
+	if pre != nil {
+		if r := <-pre; r.err == nil && !r.w.hasExited() {
+			return r.w, nil
+		} else if r.err == nil {
+			r.w.kill()
+		}
 	}
 	return p.start()
 }
@@ -215,6 +281,12 @@ func (p *Pool) start() (*proc, error) {
 		close(w.exited)
 	}()
 	return w, nil
+}
+
+// warmUp asks a worker that will wait for its job to warm itself up
+// meanwhile (Serve does it on a warmUp message before the job).
+func (w *proc) warmUp() error {
+	return newWireWriter(w.stdin).send(&wireMessage{Type: "warmUp"})
 }
 
 func (w *proc) hasExited() bool {

@@ -14,7 +14,8 @@ import (
 // The parent and a worker process speak newline-delimited JSON over the
 // worker's stdin and stdout:
 //
-//	parent → worker: {"type":"job","job":{...}}           (first, once)
+//	parent → worker: {"type":"warmUp"}                    (first, to a worker kept waiting for a job)
+//	parent → worker: {"type":"job","job":{...}}           (once)
 //	worker → parent: {"type":"tools","id":1,"server":"x"}  (any number, concurrently)
 //	worker → parent: {"type":"call","id":2,"server":"x","tool":"y","args":{...},"scope":{"skill":"s","write":true}}
 //	parent → worker: {"type":"reply","id":2,"toolResult":{...}} or {"type":"reply","id":2,"error":"..."}

@@ -32,12 +32,21 @@ type ServeOptions struct {
 // outcome could be written (no job, a broken pipe); a program's failure is
 // an outcome, not an error.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) error {
-	warmUp()
 	dec := json.NewDecoder(in)
 	w := newWireWriter(out)
 	var first wireMessage
 	if err := dec.Decode(&first); err != nil {
 		return fmt.Errorf("reading the job from the parent: %w", err)
+	}
+	if first.Type == "warmUp" {
+		// A worker the pool keeps waiting for a job: warm up meanwhile. A
+		// worker started for a job that is already on its way is not
+		// asked to (a one-shot run).
+		warmUp()
+		first = wireMessage{}
+		if err := dec.Decode(&first); err != nil {
+			return fmt.Errorf("reading the job from the parent: %w", err)
+		}
 	}
 	arrived := time.Now()
 	j := first.Job
@@ -229,9 +238,9 @@ func (e *unknownServerError) Error() string { return e.msg }
 func (e *unknownServerError) Unwrap() error { return mcptool.ErrUnknownServer }
 
 // warmUp bundles and runs a tiny program while the worker waits for its
-// job, so that the job does not pay the first-use costs of this fresh
-// process (code paged in, esbuild's, the VM's and the compiler's first
-// allocations).
+// job (when the parent asks: Options.Warm), so that the job does not pay
+// the first-use costs of this fresh process (code paged in, esbuild's, the
+// VM's and the compiler's first allocations).
 func warmUp() {
 	ws := os.TempDir()
 	p, err := runtime.Bundle(runtime.BundleOptions{Workspace: ws, Entry: filepath.Join(ws, "mcpcode-warm-up.ts"),

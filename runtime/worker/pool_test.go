@@ -1,0 +1,177 @@
+package worker
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpcode/mcpcode/runtime"
+)
+
+// recordingWorkers is a worker command that counts the workers started
+// and keeps a copy of what each was sent on its stdin (worker-N.in in dir).
+type recordingWorkers struct {
+	dir     string
+	started atomic.Int32
+	mu      sync.Mutex
+	cmds    []*exec.Cmd
+}
+
+func newRecordingWorkers(t *testing.T) *recordingWorkers {
+	if _, err := exec.LookPath("tee"); err != nil {
+		t.Skip("no tee on PATH")
+	}
+	return &recordingWorkers{dir: t.TempDir()}
+}
+
+func (r *recordingWorkers) command() *exec.Cmd {
+	n := r.started.Add(1)
+	tee, _ := exec.LookPath("tee")
+	in := filepath.Join(r.dir, fmt.Sprintf("worker-%d.in", n))
+	script := fmt.Sprintf("%q %q | exec %q %s", tee, in, os.Args[0], workerArg)
+	cmd := exec.Command("/bin/sh", "-c", script)
+	r.mu.Lock()
+	r.cmds = append(r.cmds, cmd)
+	r.mu.Unlock()
+	return cmd
+}
+
+// running reports whether a worker process started is still there.
+func (r *recordingWorkers) running() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.cmds {
+		if c.Process != nil && c.Process.Signal(syscall.Signal(0)) == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// firstMessage is the type of the first message worker n was sent.
+func (r *recordingWorkers) firstMessage(t *testing.T, n int) string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(r.dir, fmt.Sprintf("worker-%d.in", n)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	typ, _, _ := strings.Cut(strings.TrimPrefix(line, `{"type":"`), `"`)
+	return typ
+}
+
+// TestOneShotPool: a one-shot pool starts exactly one worker for its job
+// (early, with Prestart, or when the job comes) and does not ask it to warm
+// up; a pool that keeps a worker warm asks the waiting worker to warm up
+// and starts its replacement.
+func TestOneShotPool(t *testing.T) {
+	t.Parallel()
+	ws := newWorkspace(t, nil)
+	opts := runtime.RunOptions{Workspace: ws, Caller: newFakeCaller(), Limits: runtime.Limits{Timeout: guard}}
+	for _, prestart := range []bool{true, false} {
+		t.Run(fmt.Sprintf("prestart=%v", prestart), func(t *testing.T) {
+			t.Parallel()
+			rec := newRecordingWorkers(t)
+			pool := NewPool(Options{Command: rec.command, OneShot: true})
+			if prestart {
+				pool.Prestart()
+				pool.Prestart() // a second call starts no second worker
+			}
+			checkNormal(t, pool.Run(t.Context(), source(ws, normalProgram), opts))
+			pool.Close()
+			if n := rec.started.Load(); n != 1 {
+				t.Errorf("%d workers started for one job, want 1", n)
+			}
+			if typ := rec.firstMessage(t, 1); typ != "job" {
+				t.Errorf("the worker's first message is %q, want the job (no warm-up)", typ)
+			}
+		})
+	}
+	t.Run("warm", func(t *testing.T) {
+		t.Parallel()
+		rec := newRecordingWorkers(t)
+		pool := NewPool(Options{Command: rec.command, Warm: 1})
+		waitIdle(t, pool)
+		pool.Prestart() // nothing: the pool keeps its own workers
+		checkNormal(t, pool.Run(t.Context(), source(ws, normalProgram), opts))
+		waitIdle(t, pool)
+		pool.Close()
+		if n := rec.started.Load(); n != 2 {
+			t.Errorf("%d workers started, want 2 (the warm one and its replacement)", n)
+		}
+		if typ := rec.firstMessage(t, 1); typ != "warmUp" {
+			t.Errorf("the warm worker's first message is %q, want warmUp", typ)
+		}
+	})
+}
+
+// TestOneShotPoolClosedBeforeItsJob: a worker started by Prestart for a job
+// that never comes is stopped by Close.
+func TestOneShotPoolClosedBeforeItsJob(t *testing.T) {
+	t.Parallel()
+	rec := newRecordingWorkers(t)
+	pool := NewPool(Options{Command: rec.command, OneShot: true})
+	pool.Prestart()
+	for deadline := time.Now().Add(guard); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(rec.dir, "worker-1.in")); err == nil {
+			break // the worker is running
+		}
+	}
+	done := make(chan struct{})
+	go func() { pool.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(guard):
+		t.Fatal("Close did not return")
+	}
+	if rec.running() {
+		t.Error("the prestarted worker is still running after Close")
+	}
+	ws := newWorkspace(t, nil)
+	if res := pool.Run(t.Context(), source(ws, normalProgram), runtime.RunOptions{Workspace: ws}); res.Error == nil || !strings.Contains(res.Error.Message, "closed") {
+		t.Errorf("a run after Close: %+v, want the pool-closed error", res.Error)
+	}
+}
+
+// waitIdle waits until the pool has a worker waiting.
+func waitIdle(t *testing.T, p *Pool) {
+	t.Helper()
+	deadline := time.Now().Add(guard)
+	for time.Now().Before(deadline) {
+		p.mu.Lock()
+		n := len(p.idle)
+		p.mu.Unlock()
+		if n > 0 {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatal("no worker became idle")
+}
+
+// BenchmarkRunOneShot is the CLI's one-shot path inside the parent: a
+// one-shot pool, its worker started early, the source bundled and run in
+// it, the pool closed; process start and bundling included.
+func BenchmarkRunOneShot(b *testing.B) {
+	ws := newWorkspace(b, nil)
+	src := source(ws, trivialProgram)
+	opts := runtime.RunOptions{Workspace: ws, Caller: newFakeCaller()}
+	for b.Loop() {
+		pool := NewPool(Options{Command: testWorkerCommand(), OneShot: true})
+		pool.Prestart()
+		if res := pool.Run(context.Background(), src, opts); !res.OK {
+			b.Fatal(res.Error)
+		}
+		pool.Close()
+	}
+}
