@@ -124,7 +124,9 @@ func TestTreeTypeChecksWithLibs(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(probeDir, "probe.ts"), []byte(c.probe), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		probeConfig, _ := json.Marshal(map[string]any{"extends": "./" + file, "include": []string{"**/*.ts", "../skills/**/*.ts", "../probe-" + c.name + "/*.ts"}})
+		// The probe is compiled with mcpcode.d.ts alone: cheap, and enough to
+		// show which globals the configuration declares.
+		probeConfig, _ := json.Marshal(map[string]any{"extends": "./" + file, "include": []string{"mcpcode.d.ts", "../probe-" + c.name + "/*.ts"}})
 		if err := os.WriteFile(filepath.Join(servers, "tsconfig."+c.name+".probe.json"), probeConfig, 0o644); err != nil {
 			t.Fatal(err)
 		}
