@@ -80,15 +80,17 @@ func (p *Pool) Config() *Config { return p.cfg }
 
 // Listing is what a connected server offers.
 type Listing struct {
-	Server          string         `json:"server"`
-	Transport       string         `json:"transport"`
-	ServerName      string         `json:"serverName"`
-	ServerTitle     string         `json:"serverTitle,omitempty"`
-	ServerVersion   string         `json:"serverVersion"`
-	Instructions    string         `json:"instructions,omitempty"`
-	ProtocolVersion string         `json:"protocolVersion"`
-	Tools           []mcptool.Tool `json:"tools"`
-	ConnectTime     time.Duration  `json:"-"`
+	Server      string `json:"server"`
+	Transport   string `json:"transport"`
+	ServerName  string `json:"serverName"`
+	ServerTitle string `json:"serverTitle,omitempty"`
+	// ServerDescription is serverInfo.description (MCP 2025-11-25).
+	ServerDescription string         `json:"serverDescription,omitempty"`
+	ServerVersion     string         `json:"serverVersion"`
+	Instructions      string         `json:"instructions,omitempty"`
+	ProtocolVersion   string         `json:"protocolVersion"`
+	Tools             []mcptool.Tool `json:"tools"`
+	ConnectTime       time.Duration  `json:"-"`
 	// Warnings name tool definitions that could not be read.
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -505,7 +507,7 @@ func (u *upstream) list(ctx context.Context, sess *mcp.ClientSession) (*Listing,
 		l.Instructions = init.Instructions
 		l.ProtocolVersion = init.ProtocolVersion
 		if si := init.ServerInfo; si != nil {
-			l.ServerName, l.ServerTitle, l.ServerVersion = si.Name, si.Title, si.Version
+			l.ServerName, l.ServerTitle, l.ServerVersion, l.ServerDescription = si.Name, si.Title, si.Version, si.Description
 		}
 		if init.Capabilities == nil || init.Capabilities.Tools == nil {
 			return l, nil // the server offers no tools

@@ -29,6 +29,10 @@ type GenOptions struct {
 	// OnListed is called as each server is listed (or fails), from
 	// concurrent goroutines.
 	OnListed func(servers.Status)
+	// StrictMetadata refuses a server whose tool metadata has warnings of
+	// the lint (instructions aimed at the model, hidden characters): it
+	// keeps its previous files, and its status is GenRefused.
+	StrictMetadata bool
 }
 
 // GenReport is the outcome of one generation (`mcpcode gen --json`).
@@ -37,6 +41,9 @@ type GenReport struct {
 	Servers  []GenServerReport     `json:"servers"`
 	Root     generator.FileChanges `json:"root"`
 	Warnings []string              `json:"warnings,omitempty"`
+	// Findings are what the metadata lint found in the tool metadata of the
+	// servers generated now (generator.Lint), one line each.
+	Findings []generator.Finding `json:"findings"`
 }
 
 // GenServerReport is one server's part of a GenReport.
@@ -64,11 +71,12 @@ const (
 	GenFailed    = "failed" // its previous files, if any, are kept
 	GenKept      = "kept"   // not selected, or disabled: files kept
 	GenRemoved   = "removed"
+	GenRefused   = "refused" // --strict-metadata: lint warnings; previous files kept
 )
 
-// Failed reports whether any server failed.
+// Failed reports whether any server failed or was refused.
 func (r *GenReport) Failed() bool {
-	return slices.ContainsFunc(r.Servers, func(s GenServerReport) bool { return s.Status == GenFailed })
+	return slices.ContainsFunc(r.Servers, func(s GenServerReport) bool { return s.Status == GenFailed || s.Status == GenRefused })
 }
 
 // FilesWritten counts the files written, root files included.
@@ -134,7 +142,7 @@ func (w *Workspace) Generate(ctx context.Context, pool *servers.Pool, o GenOptio
 		l := st.Listing
 		listed = append(listed, generator.Server{
 			Name:         l.Server,
-			Info:         generator.ServerInfo{Name: l.ServerName, Title: l.ServerTitle, Version: l.ServerVersion},
+			Info:         generator.ServerInfo{Name: l.ServerName, Title: l.ServerTitle, Version: l.ServerVersion, Description: l.ServerDescription},
 			Instructions: l.Instructions,
 			Tools:        l.RawTools(),
 		})
@@ -150,11 +158,34 @@ func (w *Workspace) Generate(ctx context.Context, pool *servers.Pool, o GenOptio
 	if err != nil {
 		return nil, err
 	}
+	findings := plan.Findings
+	refused := map[string]bool{}
+	if o.StrictMetadata {
+		if names := plan.ServersWithFindings(false); len(names) > 0 {
+			// Generate again without the refused servers: they keep what
+			// they had, as a failed server does.
+			var rest []generator.Server
+			for _, s := range listed {
+				if slices.Contains(names, s.Name) {
+					refused[s.Name] = true
+					keep = append(keep, s.Name)
+				} else {
+					rest = append(rest, s)
+				}
+			}
+			if plan, err = generator.Generate(rest, generator.Options{Kept: prev.Keep(keep...)}); err != nil {
+				return nil, err
+			}
+		}
+	}
 	sum, err := generator.Write(outDir, manifestPath, plan)
 	if err != nil {
 		return nil, err
 	}
-	rep := &GenReport{OutDir: outDir, Root: sum.Root}
+	rep := &GenReport{OutDir: outDir, Root: sum.Root, Findings: findings}
+	if rep.Findings == nil {
+		rep.Findings = []generator.Finding{}
+	}
 	for _, warn := range plan.Warnings {
 		rep.Warnings = append(rep.Warnings, warn.String())
 	}
@@ -165,6 +196,8 @@ func (w *Workspace) Generate(ctx context.Context, pool *servers.Pool, o GenOptio
 		switch {
 		case failed[s.Name] != nil:
 			r.Status, r.Err, r.Error = GenFailed, failed[s.Name], ErrorReason(failed[s.Name])
+		case refused[s.Name]:
+			r.Status, r.Error = GenRefused, "its tool metadata has lint warnings (see the findings); generated without --strict-metadata it would be written with the warnings in its doc comments"
 		case s.Kept:
 			r.Status = GenKept
 		case s.Removed:
@@ -177,7 +210,15 @@ func (w *Workspace) Generate(ctx context.Context, pool *servers.Pool, o GenOptio
 		}
 		rep.Servers = append(rep.Servers, r)
 	}
-	// A server that failed and never had a tree is not in the summary.
+	// A server that failed (or was refused) and never had a tree is not in
+	// the summary.
+	for name := range refused {
+		if !slices.ContainsFunc(rep.Servers, func(r GenServerReport) bool { return r.Name == name }) {
+			rep.Servers = append(rep.Servers, GenServerReport{Name: name, Status: GenRefused, NeverGenerated: true,
+				Error: "its tool metadata has lint warnings (see the findings)",
+				Added: []string{}, Changed: []string{}, Removed: []string{}, Unchanged: []string{}, Written: []string{}, Deleted: []string{}})
+		}
+	}
 	for _, st := range statuses {
 		if st.Err != nil && !slices.ContainsFunc(rep.Servers, func(r GenServerReport) bool { return r.Name == st.Name }) {
 			rep.Servers = append(rep.Servers, GenServerReport{Name: st.Name, Status: GenFailed, NeverGenerated: true, Err: st.Err, Error: ErrorReason(st.Err),

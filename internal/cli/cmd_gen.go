@@ -19,6 +19,7 @@ type genFlags struct {
 	only   []string
 	asJSON bool
 	watch  bool
+	strict bool
 }
 
 func cmdGen(a *cli, args []string) int {
@@ -37,6 +38,7 @@ func cmdGen(a *cli, args []string) int {
 	})
 	fs.BoolVar(&gf.asJSON, "json", false, "print the summary as JSON")
 	fs.BoolVar(&gf.watch, "watch", false, "keep running: regenerate when mcp.json changes or a server says its tools changed")
+	fs.BoolVar(&gf.strict, "strict-metadata", false, "refuse a server whose tool metadata has lint warnings (instructions aimed at the model, hidden characters): it keeps its previous files and gen exits 1")
 	rest, code, ok := parse(fs, args)
 	if !ok {
 		return code
@@ -94,8 +96,9 @@ func (a *cli) genOptions(ws *app.Workspace, gf genFlags) app.GenOptions {
 	}
 	var mu sync.Mutex
 	return app.GenOptions{
-		Out:  gf.out,
-		Only: gf.only,
+		Out:            gf.out,
+		Only:           gf.only,
+		StrictMetadata: gf.strict,
 		OnLockWait: func(path string) {
 			fmt.Fprintf(a.stderr, "waiting for another mcpcode gen to finish (%s)\n", path)
 		},
@@ -130,12 +133,22 @@ func (a *cli) reportGen(w io.Writer, rep *app.GenReport, asJSON bool) {
 			status = "failed (nothing generated yet)"
 		case s.Status == app.GenFailed:
 			status = "failed (previous files kept)"
+		case s.Status == app.GenRefused && s.NeverGenerated:
+			status = "refused (metadata warnings; nothing generated yet)"
+		case s.Status == app.GenRefused:
+			status = "refused (metadata warnings; previous files kept)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", s.Name, status, s.Tools, len(s.Added), len(s.Changed), len(s.Removed), len(s.Unchanged), len(s.Written))
 	}
 	tw.Flush()
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(a.stderr, "warning: %s\n", w)
+	}
+	if n := len(rep.Findings); n > 0 {
+		fmt.Fprintf(a.stderr, "metadata lint: %s in tool metadata that may try to steer the agent (also marked in servers/README.md and the tools' doc comments):\n", plural(n, "finding"))
+		for _, f := range rep.Findings {
+			fmt.Fprintf(a.stderr, "  %s\n", f)
+		}
 	}
 	for _, s := range rep.Servers {
 		if s.Err != nil {
