@@ -297,16 +297,18 @@ func describeJSON(text string) string {
 // settleCall resolves or rejects a call's promise on the VM goroutine.
 func (r *run) settleCall(out callOutcome, resolve, reject func(any) error, server, tool string, frames []goja.StackFrame) error {
 	if out.kind == "" {
-		v, err := r.intr.parse(goja.Undefined(), r.vm.ToValue(out.result.value))
+		// Built straight from the bytes, as JSON.parse would (jsonvalue.go).
+		v, err := jsonToValue(r.vm, out.result.value)
 		if err != nil {
-			if isUncatchable(err) {
-				return err
+			msg := fmt.Sprintf("calling %s.%s: the result is not valid JSON (%v)", server, tool, err)
+			if errors.Is(err, errJSONTooDeep) {
+				msg = fmt.Sprintf("calling %s.%s: the result cannot be used: %v", server, tool, err)
 			}
-			return reject(r.newToolError(KindTransport, fmt.Sprintf("calling %s.%s: the result is not valid JSON", server, tool), server, tool, "", frames))
+			return reject(r.newToolError(KindTransport, msg, server, tool, "", frames))
 		}
 		return resolve(v)
 	}
-	return reject(r.newToolError(out.kind, out.message, server, tool, out.result.value, frames))
+	return reject(r.newToolError(out.kind, out.message, server, tool, string(out.result.value), frames))
 }
 
 // newToolError builds a ToolError whose stack is where the call was made.

@@ -10,11 +10,11 @@ import (
 )
 
 // shapedResult is a tool's answer as the program will see it: JSON text
-// that the VM parses into real JS values.
+// that the VM turns into real JS values (jsonToValue).
 type shapedResult struct {
 	// value is the JSON of the resolved value (success), or of the
 	// ToolResult attached to a ToolError of kind "tool".
-	value string
+	value []byte
 	// failed marks an IsError result; message is its text.
 	failed  bool
 	message string
@@ -25,16 +25,22 @@ type shapedResult struct {
 // parsed as JSON, when a sloppy server sent no structured content);
 // otherwise a ToolResult object {content, text, data?, structuredContent?}.
 func shapeToolResult(info mcptool.Tool, res *mcptool.Result) (shapedResult, error) {
-	content := bytes.TrimSpace(res.Content)
-	if len(content) == 0 || string(content) == "null" {
-		content = []byte("[]")
-	}
-	// Content is checked by decoding it; structured content is checked when
-	// the VM parses it (settleCall), so large results are scanned once.
+	// Structured content is checked when the VM builds its value
+	// (settleCall), so a large result is scanned once.
 	structured := bytes.TrimSpace(res.StructuredContent)
 	if string(structured) == "null" {
 		structured = nil
 	}
+	if !res.IsError && info.HasOutputSchema() && len(structured) > 0 {
+		// What the program gets: the text copy (as large, for a table) is
+		// neither decoded nor checked.
+		return shapedResult{value: structured}, nil
+	}
+	content := bytes.TrimSpace(res.Content)
+	if len(content) == 0 || string(content) == "null" {
+		content = []byte("[]")
+	}
+	// Content is checked by decoding it.
 	text, err := contentText(content)
 	if err != nil {
 		return shapedResult{}, err
@@ -48,13 +54,8 @@ func shapeToolResult(info mcptool.Tool, res *mcptool.Result) (shapedResult, erro
 		}
 		return shapedResult{value: toolResultJSON(content, text, textIsJSON, structured), failed: true, message: msg}, nil
 	}
-	if info.HasOutputSchema() {
-		if len(structured) > 0 {
-			return shapedResult{value: string(structured)}, nil
-		}
-		if textIsJSON {
-			return shapedResult{value: text}, nil
-		}
+	if info.HasOutputSchema() && textIsJSON {
+		return shapedResult{value: []byte(text)}, nil
 	}
 	return shapedResult{value: toolResultJSON(content, text, textIsJSON, structured)}, nil
 }
@@ -79,8 +80,8 @@ func contentText(content []byte) (string, error) {
 
 // toolResultJSON builds the ToolResult object's JSON from parts that are
 // already valid JSON.
-func toolResultJSON(content []byte, text string, textIsJSON bool, structured []byte) string {
-	var b strings.Builder
+func toolResultJSON(content []byte, text string, textIsJSON bool, structured []byte) []byte {
+	var b bytes.Buffer
 	quoted, _ := json.Marshal(text)
 	b.Grow(len(content) + 2*len(quoted) + len(structured) + 64)
 	b.WriteString(`{"content":`)
@@ -96,5 +97,5 @@ func toolResultJSON(content []byte, text string, textIsJSON bool, structured []b
 		b.Write(structured)
 	}
 	b.WriteString("}")
-	return b.String()
+	return b.Bytes()
 }
