@@ -42,6 +42,11 @@ type RunRequest struct {
 	Limits runtime.Limits
 	// Isolation is IsolationWorker (default) or IsolationNone.
 	Isolation string
+	// OneShot says that no run will follow this one in this process (the
+	// CLI's run): its worker is started at once, while the run is being
+	// prepared, and none is kept warm for a next run. Without it the app's
+	// pool keeps a warmed-up worker waiting (serve).
+	OneShot bool
 	// ConnectTimeout bounds connecting to one server.
 	ConnectTimeout time.Duration
 	// Handlers answer what servers ask during the run's calls (elicitation,
@@ -57,6 +62,9 @@ type RunRequest struct {
 // included) is a Result with OK false, not an error; the error is a
 // *UsageError for a request that cannot be run (no such file or skill).
 func (w *Workspace) Run(ctx context.Context, req RunRequest) (*runtime.Result, error) {
+	if req.OneShot && req.Isolation != IsolationNone {
+		w.app.prestartWorker()
+	}
 	bopts, err := w.bundleOptions(req)
 	if err != nil {
 		return nil, err
@@ -143,7 +151,19 @@ type workerPools struct {
 // workers returns the app's worker pool, starting it on first use. The
 // pool checks the scope a worker claims for a tool call against the
 // workspace's skills (worker.Options.Skills).
-func (a *App) workers() (*worker.Pool, error) {
+func (a *App) workers() (*worker.Pool, error) { return a.workersFor(false) }
+
+// prestartWorker starts the worker of a one-shot run now (worker.Pool.Prestart),
+// in a pool that keeps no worker warm when this is the app's first run.
+func (a *App) prestartWorker() {
+	if p, err := a.workersFor(true); err == nil {
+		p.Prestart()
+	}
+}
+
+// workersFor is workers; oneShot makes the pool one-shot
+// (worker.Options.OneShot) if this call creates it.
+func (a *App) workersFor(oneShot bool) (*worker.Pool, error) {
 	a.pools.once.Do(func() {
 		if a.WorkerCommand == nil {
 			a.pools.err = errNoWorkers
@@ -151,6 +171,7 @@ func (a *App) workers() (*worker.Pool, error) {
 		}
 		a.pools.pool = worker.NewPool(worker.Options{
 			Command:       a.WorkerCommand,
+			OneShot:       oneShot,
 			BundleTimeout: a.pools.bundleTimeout,
 			Skills:        func(ws string) runtime.SkillPolicy { return skills.NewWorkspace(ws).Policy() },
 		})

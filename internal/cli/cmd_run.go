@@ -139,6 +139,7 @@ func cmdRun(a *cli, args []string) int {
 		req.File = rest[0]
 	}
 	req.Handlers = a.clientHandlers() // servers' questions: asked in the terminal, else declined
+	req.OneShot = true                // this process ends with the run: one worker, started at once, none kept warm
 	ws, err := a.openWith(app.OpenOptions{Dir: rf.dir})
 	if err != nil {
 		return a.configError("run", err)
