@@ -35,6 +35,8 @@ type Config struct {
 	Disabled []string
 	// Warnings are problems that did not stop loading (unknown fields).
 	Warnings []string
+	// Privacy is the "privacy" object; nil when mcp.json has none.
+	Privacy *PrivacyConfig
 }
 
 // ServerConfig is one upstream server, with every ${VAR} already expanded.
@@ -178,7 +180,7 @@ func ParseConfig(data []byte, name string, lookupEnv func(string) (string, bool)
 		return nil, err
 	}
 	for k := range top {
-		if k != key {
+		if k != key && k != privacyKey {
 			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: unknown top-level field %q ignored", display, k))
 		}
 	}
@@ -204,6 +206,14 @@ func ParseConfig(data []byte, name string, lookupEnv func(string) (string, bool)
 			continue
 		}
 		cfg.Servers = append(cfg.Servers, srv)
+	}
+	if raw, ok := top[privacyKey]; ok {
+		p, warnings, err := parsePrivacy(display, raw, cfg.Names())
+		cfg.Warnings = append(cfg.Warnings, warnings...)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Privacy = p
 	}
 	sort.Strings(cfg.Warnings)
 	return cfg, nil
