@@ -222,6 +222,7 @@ func (g *Gateway) run(ctx context.Context, session *mcp.ServerSession, r app.Run
 	}
 	r.Limits = lim
 	r.Isolation = g.opts.Isolation
+	r.By = runBy(session)
 	if g.stateless.Load() {
 		session = nil // a stateless connection cannot be asked anything
 	}
@@ -334,3 +335,16 @@ func (g *Gateway) checkProposal(name, rationale string, schema json.RawMessage) 
 
 // errSkillGone is reported for a skill tool whose skill disappeared.
 var errSkillGone = errors.New("this skill is no longer approved")
+
+// runBy says which MCP client asked for a run, for the audit log.
+func runBy(session *mcp.ServerSession) app.RunBy {
+	by := app.RunBy{Face: app.FaceServe}
+	if session == nil {
+		return by
+	}
+	by.Session = session.ID()
+	if p := session.InitializeParams(); p != nil && p.ClientInfo != nil {
+		by.Client = p.ClientInfo.Name
+	}
+	return by
+}

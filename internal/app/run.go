@@ -55,6 +55,11 @@ type RunRequest struct {
 	// Caller, when set, performs the tool calls (a pool kept across runs);
 	// otherwise the run gets a pool of its own, closed when it ends.
 	Caller mcptool.Caller
+	// Privacy is PrivacyTokenize, PrivacyOff or "" for the workspace's
+	// mode (privacy.go).
+	Privacy string
+	// By says who asked for the run, for the audit log (audit.go).
+	By RunBy
 }
 
 // Run bundles and runs one program against the workspace's servers, each
@@ -79,8 +84,12 @@ func (w *Workspace) Run(ctx context.Context, req RunRequest) (*runtime.Result, e
 		defer pool.Close()
 		caller = pool
 	}
+	hook, caller, err := w.beginRun(req, bopts, caller) // privacy and audit (audit.go)
+	if err != nil {
+		return nil, err
+	}
 	ropts := runtime.RunOptions{Workspace: w.Root, Caller: caller, Limits: req.Limits, Input: input}
-	return w.app.execute(ctx, req.Isolation, bopts, ropts), nil
+	return hook.finish(w.app.execute(ctx, req.Isolation, bopts, ropts)), nil
 }
 
 // bundleOptions checks the request and says what to bundle.
@@ -190,8 +199,10 @@ func (a *App) bundleInWorker(ctx context.Context, o runtime.BundleOptions) (*run
 	return workers.Bundle(ctx, o)
 }
 
-// Close stops the app's waiting worker processes.
+// Close stops the app's waiting worker processes and sends the traces
+// still waiting.
 func (a *App) Close() error {
+	a.flushTraces()
 	if a.pools.pool != nil {
 		return a.pools.pool.Close()
 	}

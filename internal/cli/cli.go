@@ -51,6 +51,8 @@ func commands() []command {
 		{name: "run", summary: "run a TypeScript program against the tree, sandboxed", run: cmdRun},
 		{name: "skills", summary: "propose, review, approve and verify skills", run: cmdSkills},
 		{name: "serve", summary: "serve the workspace to agent hosts as one MCP server (stdio or HTTP)", run: cmdServe},
+		{name: "audit", summary: "show the recorded runs and their tool calls", run: cmdAudit},
+		{name: "privacy", summary: "show or clear the privacy token store", run: cmdPrivacy},
 		{name: "demo-server", summary: "serve a built-in demo MCP server over stdio", run: cmdDemoServer},
 		{name: "version", summary: "print the version", run: cmdVersion},
 		{name: workerCommand, summary: "run one program as a worker process (internal)", hidden: true, run: cmdWorker},

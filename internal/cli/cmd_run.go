@@ -27,6 +27,7 @@ type runFlags struct {
 	asJSON         bool
 	skill          string
 	input          string
+	privacy        string
 }
 
 // byteSize is a flag value like 256MiB, 1GiB or 1048576.
@@ -77,14 +78,14 @@ func formatBytes(n int64) string {
 
 func cmdRun(a *cli, args []string) int {
 	fs := a.flags("run", "[FILE|-] [--dir WORKSPACE] [--timeout 30s] [--max-tool-calls 500] [--memory 256MiB]\n"+
-		"       [--max-output 20000] [--isolation worker|none] [--input JSON] [--json]\n"+
+		"       [--max-output 20000] [--isolation worker|none] [--input JSON] [--privacy tokenize|off] [--json]\n"+
 		"   or: mcpcode run --skill NAME --input JSON",
 		"Bundles a TypeScript (or JavaScript) program and runs it sandboxed: it can import the generated\n"+
 			"tree (servers/...), approved skills (skills/...), mcpcode:runtime and mcpcode:fs, and nothing\n"+
 			"else of the host. Tool calls go to the servers in the workspace's mcp.json, each started only if\n"+
 			"the program calls it. Prints what the program logs, then its result (its default export, or\n"+
 			"what its default-exported function returns) as JSON. Exits 0 on success, 1 when the program\n"+
-			"failed, 2 on usage errors.")
+			"failed, 2 on usage errors. Every run is recorded in .mcpcode/audit/ (see mcpcode audit).")
 	d := runtime.DefaultLimits()
 	rf := runFlags{limits: d, memory: byteSize(d.Memory), fsQuota: byteSize(d.FSQuota)}
 	fs.StringVar(&rf.dir, "dir", "", "the workspace: the directory with mcp.json, servers/, skills/ and workspace/ (default: the current directory, or the nearest parent with mcp.json)")
@@ -100,6 +101,7 @@ func cmdRun(a *cli, args []string) int {
 	fs.StringVar(&rf.skill, "skill", "", "run an approved skill instead of a file")
 	fs.StringVar(&rf.input, "input", "", "JSON input for the program's default-exported function (or the skill)")
 	fs.DurationVar(&rf.connectTimeout, "connect-timeout", servers.DefaultConnectTimeout, "time allowed to connect to one server")
+	fs.StringVar(&rf.privacy, "privacy", "", `"tokenize" shows emails, phones, names, cards, IBANs and IPs as tokens such as [EMAIL_1] and sends tool calls the real values; "off"; default: mcp.json's "privacy" mode, else off`)
 	rest, code, ok := parse(fs, args)
 	if !ok {
 		return code
@@ -124,7 +126,10 @@ func cmdRun(a *cli, args []string) int {
 	case rf.skill == "" && len(rest) != 1:
 		return a.usageError("run", "give one program: a FILE, or - to read it from stdin")
 	}
-	req := app.RunRequest{Skill: rf.skill, Input: input, Limits: rf.limits, Isolation: rf.isolation, ConnectTimeout: rf.connectTimeout}
+	if rf.privacy != "" && rf.privacy != app.PrivacyTokenize && rf.privacy != app.PrivacyOff {
+		return a.usageError("run", "--privacy %q: use tokenize or off", rf.privacy)
+	}
+	req := app.RunRequest{Skill: rf.skill, Input: input, Limits: rf.limits, Isolation: rf.isolation, ConnectTimeout: rf.connectTimeout, Privacy: rf.privacy}
 	if rf.skill != "" {
 		if err := skills.ValidateName(rf.skill); err != nil {
 			return a.usageError("run", "--skill: %v", err)

@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mcpcode/mcpcode/audit"
+	"github.com/mcpcode/mcpcode/internal/app"
+)
+
+func cmdAudit(a *cli, args []string) int {
+	fs := a.flags("audit", "[--dir WORKSPACE] [--since 24h] [--skill NAME] [--json]",
+		"Shows the recorded runs of the workspace (from mcpcode run, run --skill and serve) and their tool\n"+
+			"calls, oldest first: who asked, what ran (the program's hash, never its text), each tool called\n"+
+			"with its outcome, time and bytes, limits hit and the error kind. Records are one JSON line per run\n"+
+			"in .mcpcode/audit/<date>.jsonl; --json prints them as they are stored.")
+	dir := fs.String("dir", "", "the workspace (default: the current directory, or the nearest parent with mcp.json)")
+	since := fs.String("since", "24h", `how far back: a duration (90m, 1h, 7d), a date (2026-11-30) or a time (RFC 3339); "all" for every run`)
+	skill := fs.String("skill", "", "only the runs of this skill")
+	asJSON := fs.Bool("json", false, "print the records as JSON lines")
+	rest, code, ok := parse(fs, args)
+	if !ok {
+		return code
+	}
+	if len(rest) > 0 {
+		return a.usageError("audit", "unexpected argument %q", rest[0])
+	}
+	from, err := parseSince(*since, time.Now())
+	if err != nil {
+		return a.usageError("audit", "--since: %v", err)
+	}
+	ws, err := a.openWith(app.OpenOptions{Dir: *dir})
+	if err != nil {
+		return a.configError("audit", err)
+	}
+	recs, skipped, err := ws.Audit(app.AuditQuery{Since: from, Skill: *skill})
+	if err != nil {
+		return a.fail("audit", err)
+	}
+	if skipped > 0 {
+		fmt.Fprintf(a.stderr, "warning: %d damaged lines of the audit log were skipped (a write cut short)\n", skipped)
+	}
+	if *asJSON {
+		for _, r := range recs {
+			line, _ := json.Marshal(r)
+			a.stdout.Write(append(line, '\n'))
+		}
+		return exitOK
+	}
+	if len(recs) == 0 {
+		what := "no runs recorded"
+		if *skill != "" {
+			what = fmt.Sprintf("no runs of skill %q recorded", *skill)
+		}
+		if !from.IsZero() {
+			what += " since " + from.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(a.stdout, "%s%s (try --since all)\n", strings.ToUpper(what[:1]), what[1:])
+		return exitOK
+	}
+	renderAudit(a.stdout, recs)
+	return exitOK
+}
+
+// parseSince reads --since relative to now; zero time means every run.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "all" || s == "" {
+		return time.Time{}, nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n > 0 {
+			return now.Add(-time.Duration(n) * 24 * time.Hour), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("%q is not a duration (1h, 7d), a date (2026-11-30), a time (RFC 3339) or \"all\"", s)
+}
+
+// renderAudit prints one block per run: a line for the run, then its calls
+// grouped by tool and outcome, in the same columns.
+func renderAudit(w io.Writer, recs []audit.Record) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME (UTC)\tRUN\tWHO\tPROGRAM\tRESULT\tCALLS\tBYTES\tDURATION")
+	for _, r := range recs {
+		var bytes int64
+		for _, c := range r.Calls {
+			bytes += c.Bytes
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Time.UTC().Format("2006-01-02 15:04:05"), r.ID, whoText(r.Who),
+			programText(r.Program), resultText(r), len(r.Calls), formatBytes(bytes), msText(r.Ms))
+		for _, g := range groupCalls(r.Calls) {
+			fmt.Fprintf(tw, "\t\t\t  %s\t%s\t%d\t%s\t%s\n", g.name, g.outcome, g.n, formatBytes(g.bytes), msText(g.ms))
+		}
+	}
+	tw.Flush()
+}
+
+func whoText(w audit.Who) string {
+	s := w.Face
+	if w.Client != "" {
+		s += " (" + w.Client + ")"
+	}
+	if w.Session != "" {
+		s += " " + w.Session
+	}
+	return s
+}
+
+func programText(p audit.Program) string {
+	short := p.SHA256
+	if len(short) > 12 {
+		short = short[:12]
+	}
+	name := p.Entry
+	if p.Skill != "" {
+		name = "skill " + p.Skill
+	}
+	return fmt.Sprintf("%s %s", name, short)
+}
+
+func resultText(r audit.Record) string {
+	var s string
+	switch {
+	case r.OK:
+		s = "ok"
+	case r.Error != nil:
+		s = r.Error.Kind + " error"
+		if r.Error.Limit != "" {
+			s += " (" + r.Error.Limit + ")"
+		}
+	default:
+		s = "failed"
+	}
+	if r.Privacy == app.PrivacyTokenize {
+		s += ", tokenized"
+	}
+	return s
+}
+
+func msText(ms int64) string {
+	if ms < 1000 {
+		return fmt.Sprintf("%d ms", ms)
+	}
+	return fmt.Sprintf("%.1f s", float64(ms)/1000)
+}
+
+type callGroup struct {
+	name, outcome string
+	n             int
+	ms, bytes     int64
+}
+
+// groupCalls sums calls by tool and outcome, in order of first call.
+func groupCalls(calls []audit.Call) []callGroup {
+	var gs []callGroup
+	for _, c := range calls {
+		name := c.Server + "." + c.Tool
+		i := slices.IndexFunc(gs, func(g callGroup) bool { return g.name == name && g.outcome == c.Outcome })
+		if i < 0 {
+			gs = append(gs, callGroup{name: name, outcome: c.Outcome})
+			i = len(gs) - 1
+		}
+		gs[i].n++
+		gs[i].ms += c.Ms
+		gs[i].bytes += c.Bytes
+	}
+	return gs
+}
