@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -345,15 +346,21 @@ type textFinding struct{ kind, msg string }
 
 // steering patterns: each matches text aimed at the model. They are
 // deliberately narrow; see TestLintPlainDescriptions for what must pass.
-var (
-	hiddenBlockRE = regexp.MustCompile(`(?i)<\s*/?\s*(important|system|system[ _-]?prompt|instructions?|hidden|critical)\s*>|<!--|<\|\s*(im_start|im_end|system|endoftext)\s*\|>|\[/?(INST|SYSTEM)\]`)
-	overrideRE    = regexp.MustCompile(`(?i)\b(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(of\s+)?(the\s+|your\s+|my\s+)?(previous|prior|above|earlier|preceding|former|other|system|original)\s+(instructions?|prompts?|rules|directions|directives|guidelines|messages|context)`)
-	concealRE     = regexp.MustCompile(`(?i)\b(do\s*n[o']?t|never|must\s+not|should\s*n[o']?t)\s+(tell(ing)?|inform(ing)?|notify(ing)?|mention(ing)?|reveal(ing)?|show(ing)?|alert(ing)?|let(ting)?)\s+(this\s+|it\s+|that\s+|anything\s+)?(to\s+)?(the\s+)?users?\b|\b(hide|conceal|keep)\b[^.\n]{0,40}\bfrom\s+the\s+user\b|\bthe\s+user\s+(must|should|will|need)\s*(not|never|n't)\s+(know|see|notice|find\s+out|be\s+told)`)
-	// otherToolRE: "the send_email tool must…" (group 2 is the tool) or
+// They are compiled on first use, not at package init: every mcpcode
+// process (a run's worker included) links this package, and only gen
+// lints.
+var steering = sync.OnceValue(func() (p steeringPatterns) {
+	p.hiddenBlock = regexp.MustCompile(`(?i)<\s*/?\s*(important|system|system[ _-]?prompt|instructions?|hidden|critical)\s*>|<!--|<\|\s*(im_start|im_end|system|endoftext)\s*\|>|\[/?(INST|SYSTEM)\]`)
+	p.override = regexp.MustCompile(`(?i)\b(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(of\s+)?(the\s+|your\s+|my\s+)?(previous|prior|above|earlier|preceding|former|other|system|original)\s+(instructions?|prompts?|rules|directions|directives|guidelines|messages|context)`)
+	p.conceal = regexp.MustCompile(`(?i)\b(do\s*n[o']?t|never|must\s+not|should\s*n[o']?t)\s+(tell(ing)?|inform(ing)?|notify(ing)?|mention(ing)?|reveal(ing)?|show(ing)?|alert(ing)?|let(ting)?)\s+(this\s+|it\s+|that\s+|anything\s+)?(to\s+)?(the\s+)?users?\b|\b(hide|conceal|keep)\b[^.\n]{0,40}\bfrom\s+the\s+user\b|\bthe\s+user\s+(must|should|will|need)\s*(not|never|n't)\s+(know|see|notice|find\s+out|be\s+told)`)
+	// otherTool: "the send_email tool must…" (group 2 is the tool) or
 	// "a side effect on the … tool".
-	otherToolRE = regexp.MustCompile(`(?i)\b(the|any|all|every|other)\s+([\w.\-]+)\s+tools?\s+(must|shall|has\s+to|have\s+to|needs?\s+to)\s+\w+|\bside[ -]effects?\s+on\s+(the\s+|any\s+)?(also\s+)?(present\s+)?[\w.\-]+\s+tools?\b`)
-	secretsRE   = regexp.MustCompile(`(?i)(~|\$HOME|%USERPROFILE%)[/\\]\.(ssh|aws|gnupg|cursor|config|netrc|npmrc|pypirc|docker|kube|git-credentials|bash_history|zsh_history|env)\b|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.ssh[/\\]|\.cursor[/\\]mcp\.json|claude_desktop_config\.json|\.aws[/\\]credentials|/etc/(passwd|shadow)\b`)
-)
+	p.otherTool = regexp.MustCompile(`(?i)\b(the|any|all|every|other)\s+([\w.\-]+)\s+tools?\s+(must|shall|has\s+to|have\s+to|needs?\s+to)\s+\w+|\bside[ -]effects?\s+on\s+(the\s+|any\s+)?(also\s+)?(present\s+)?[\w.\-]+\s+tools?\b`)
+	p.secrets = regexp.MustCompile(`(?i)(~|\$HOME|%USERPROFILE%)[/\\]\.(ssh|aws|gnupg|cursor|config|netrc|npmrc|pypirc|docker|kube|git-credentials|bash_history|zsh_history|env)\b|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.ssh[/\\]|\.cursor[/\\]mcp\.json|claude_desktop_config\.json|\.aws[/\\]credentials|/etc/(passwd|shadow)\b`)
+	return p
+})
+
+type steeringPatterns struct{ hiddenBlock, override, conceal, otherTool, secrets *regexp.Regexp }
 
 // lintText checks one string. A property name (key) is only checked for
 // invisible characters.
@@ -370,16 +377,16 @@ func lintText(text string, key bool, own, mentionable map[string]bool) []textFin
 	if key || text == "" {
 		return out
 	}
-	if m := hiddenBlockRE.FindString(text); m != "" {
+	if m := steering().hiddenBlock.FindString(text); m != "" {
 		out = append(out, textFinding{LintHiddenBlock, "a tag of the kind that hides instructions: " + evidence(m)})
 	}
-	if m := overrideRE.FindString(text); m != "" {
+	if m := steering().override.FindString(text); m != "" {
 		out = append(out, textFinding{LintInstructions, "tells the model to drop its instructions: " + evidence(m)})
 	}
-	if m := concealRE.FindString(text); m != "" {
+	if m := steering().conceal.FindString(text); m != "" {
 		out = append(out, textFinding{LintInstructions, "asks to keep something from the user: " + evidence(m)})
 	}
-	for _, m := range otherToolRE.FindAllStringSubmatch(text, 8) {
+	for _, m := range steering().otherTool.FindAllStringSubmatch(text, 8) {
 		// "the X tool must…" about one of the server's own tools is
 		// guidance; about another tool it is steering.
 		if m[2] == "" || !own[looseName(m[2])] {
@@ -387,7 +394,7 @@ func lintText(text string, key bool, own, mentionable map[string]bool) []textFin
 			break
 		}
 	}
-	if m := secretsRE.FindString(text); m != "" {
+	if m := steering().secrets.FindString(text); m != "" {
 		out = append(out, textFinding{LintInstructions, "names a private file of the user's machine: " + evidence(m)})
 	}
 	if name := firstToken(text, mentionable); name != "" {
