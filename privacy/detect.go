@@ -50,7 +50,19 @@ type compiledPattern struct {
 	re   *regexp.Regexp
 }
 
-var kindPattern = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,31}$`)
+// validKind reports whether k is 1 to 32 upper-case letters, digits or
+// underscores, starting with a letter.
+func validKind(k string) bool {
+	if len(k) == 0 || len(k) > 32 || k[0] < 'A' || k[0] > 'Z' {
+		return false
+	}
+	for i := 1; i < len(k); i++ {
+		if c := k[i]; !(c >= 'A' && c <= 'Z' || isDigit(c) || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // NewDetector returns a detector with the given built-in kinds (nil: all of
 // them) and custom patterns.
@@ -66,7 +78,7 @@ func NewDetector(kinds []string, patterns []Pattern) (*Detector, error) {
 		d.enabled[k] = true
 	}
 	for _, p := range patterns {
-		if !kindPattern.MatchString(p.Kind) {
+		if !validKind(p.Kind) {
 			return nil, fmt.Errorf("pattern kind %q: use 1 to 32 upper-case letters, digits or underscores, starting with a letter (such as EMPLOYEE_ID)", p.Kind)
 		}
 		if slices.Contains(BuiltinKinds, p.Kind) {
