@@ -299,13 +299,30 @@ func (w *proc) hasExited() bool {
 }
 
 // retire stops a worker whose job is over, in the background; Close waits
-// for it.
+// for it, except in a one-shot pool: there the worker is killed at once
+// and Close does not wait for the kernel to tear it down (the caller is
+// about to exit; the process is gone either way).
 func (p *Pool) retire(w *proc) {
+	if p.opts.OneShot {
+		w.signalKill()
+		go w.kill()
+		return
+	}
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
 		w.kill()
 	}()
+}
+
+// signalKill sends the worker's process group SIGKILL without waiting.
+func (w *proc) signalKill() {
+	w.killMu.Lock()
+	w.killed = true
+	w.killMu.Unlock()
+	if !w.hasExited() {
+		killProcessGroup(w.cmd)
+	}
 }
 
 // kill ends the worker's process group and waits for it.
