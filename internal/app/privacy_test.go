@@ -364,6 +364,9 @@ func TestPrivacyConfig(t *testing.T) {
 	if res.Error == nil || !strings.Contains(res.Error.Message, "no lead for [EMAIL_1]") || strings.Contains(res.Error.Stack, "maya@") {
 		t.Errorf("error: %+v", res.Error)
 	}
+	if log := readAll(t, d.ws.AuditLog().Dir); !strings.Contains(log, "no lead for [EMAIL_1]") || strings.Contains(log, "maya@") {
+		t.Errorf("the audit log holds the value, not its token:\n%s", log)
+	}
 
 	bad := newLiveDemo(t, &App{}, `{"patterns": [{"kind": "EMP", "regexp": "("}]}`)
 	_, err := bad.ws.Run(context.Background(), RunRequest{Source: []byte(`1`), Isolation: IsolationNone})
