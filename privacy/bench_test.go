@@ -1,6 +1,7 @@
 package privacy
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -113,4 +114,34 @@ func mustDetector(b *testing.B) *Detector {
 		b.Fatal(err)
 	}
 	return d
+}
+
+// BenchmarkGuardCall is privacy's cost per tool call of the article's
+// import (flow rules on): arguments checked for tokens and flows, the small
+// result learned. The call itself does nothing.
+func BenchmarkGuardCall(b *testing.B) {
+	people, _ := benchPeople(300)
+	sheetRows := make([]map[string]any, len(people))
+	for i, p := range people {
+		sheetRows[i] = map[string]any{"name": p[0], "email": p[1], "phone": p[2]}
+	}
+	raw, _ := json.Marshal(map[string]any{"rows": sheetRows})
+	fake := &fakeCaller{results: map[string]*mcptool.Result{"google-drive": {StructuredContent: raw}, "salesforce": structured(`{"id":"00Q5f000001abcXYZ","success":true}`)}}
+	s, err := NewSession(NewStore(b.TempDir(), 0), Config{Tokenize: true, Flows: []Flow{{From: "google-drive", To: []string{"salesforce"}}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := s.Caller(fake)
+	ctx := context.Background()
+	if _, err := c.CallTool(ctx, "google-drive", "getSheet", json.RawMessage(`{}`)); err != nil {
+		b.Fatal(err)
+	}
+	p := people[7]
+	args, _ := json.Marshal(map[string]any{"objectType": "Lead", "recordId": "00Q5f000001abcXYZ", "data": map[string]string{"Email": p[1], "Phone": p[2], "Name": p[0]}})
+	for b.Loop() {
+		if _, err := c.CallTool(ctx, "salesforce", "updateRecord", args); err != nil {
+			b.Fatal(err)
+		}
+		fake.sent = fake.sent[:0]
+	}
 }
