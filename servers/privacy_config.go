@@ -76,7 +76,7 @@ func parsePrivacy(display string, raw json.RawMessage, servers []string) (*Priva
 	var p PrivacyConfig
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&p); err != nil {
-		return nil, warnings, fmt.Errorf("%s: %v; see README: Privacy", where, err)
+		return nil, warnings, fmt.Errorf("%s: %v; see docs/PRIVACY.md", where, err)
 	}
 	switch p.Mode {
 	case "", PrivacyOff, PrivacyTokenize:
