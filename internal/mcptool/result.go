@@ -1,0 +1,198 @@
+package mcptool
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ParseResult reads the fields of a tools/call result that mcpcode acts on
+// (content, structuredContent, isError) in one pass over raw, which must
+// be valid JSON (as a result is once the JSON-RPC message holding it has
+// been decoded). Content and StructuredContent are slices of raw, not
+// copies: a 10,000-row result is scanned once and never copied here.
+// Content that is absent or null becomes [], structured content that is
+// null is nil, and a repeated key counts with its last value, as
+// encoding/json decodes them (keys matched case-insensitively, as it
+// does). The error says why raw is not a result (not
+// an object, isError not a boolean).
+func ParseResult(raw []byte) (*Result, error) {
+	s := resultScanner{data: raw}
+	s.space()
+	if !s.consume('{') {
+		return nil, errors.New("the result is not a JSON object")
+	}
+	r := &Result{}
+	s.space()
+	if s.consume('}') {
+		r.Content = json.RawMessage(`[]`)
+		return r, nil
+	}
+	for {
+		s.space()
+		key, err := s.key()
+		if err != nil {
+			return nil, err
+		}
+		s.space()
+		if !s.consume(':') {
+			return nil, errors.New("the result is not valid JSON")
+		}
+		s.space()
+		start := s.pos
+		if err := s.skipValue(); err != nil {
+			return nil, err
+		}
+		value := raw[start:s.pos:s.pos]
+		// Keys match as encoding/json matches them: case-insensitively.
+		switch {
+		case strings.EqualFold(key, "content"):
+			r.Content = value
+		case strings.EqualFold(key, "structuredContent"):
+			r.StructuredContent = value
+		case strings.EqualFold(key, "isError"):
+			switch string(value) {
+			case "true":
+				r.IsError = true
+			case "false", "null":
+				r.IsError = false
+			default:
+				return nil, fmt.Errorf("the result's isError is %s, not a boolean", clip(value))
+			}
+		}
+		s.space()
+		if s.consume('}') {
+			break
+		}
+		if !s.consume(',') {
+			return nil, errors.New("the result is not valid JSON")
+		}
+	}
+	if len(r.Content) == 0 || string(r.Content) == "null" {
+		r.Content = json.RawMessage(`[]`)
+	}
+	if string(r.StructuredContent) == "null" {
+		r.StructuredContent = nil
+	}
+	return r, nil
+}
+
+func clip(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:40]) + "…"
+	}
+	return string(b)
+}
+
+// resultScanner skips over JSON values without decoding them.
+type resultScanner struct {
+	data []byte
+	pos  int
+}
+
+func (s *resultScanner) space() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (s *resultScanner) consume(c byte) bool {
+	if s.pos < len(s.data) && s.data[s.pos] == c {
+		s.pos++
+		return true
+	}
+	return false
+}
+
+// key reads an object key (escapes decoded, which real keys rarely need).
+func (s *resultScanner) key() (string, error) {
+	start := s.pos
+	escaped, err := s.skipString()
+	if err != nil {
+		return "", err
+	}
+	raw := s.data[start+1 : s.pos-1]
+	if !escaped {
+		return string(raw), nil
+	}
+	var k string
+	if err := json.Unmarshal(s.data[start:s.pos], &k); err != nil {
+		return "", errors.New("the result is not valid JSON")
+	}
+	return k, nil
+}
+
+// skipString moves past a string literal and reports whether it had
+// escapes.
+func (s *resultScanner) skipString() (bool, error) {
+	if !s.consume('"') {
+		return false, errors.New("the result is not valid JSON")
+	}
+	escaped := false
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case '"':
+			s.pos++
+			return escaped, nil
+		case '\\':
+			escaped = true
+			s.pos += 2
+			continue
+		}
+		s.pos++
+	}
+	return false, errors.New("the result is not valid JSON: a string does not end")
+}
+
+// skipValue moves past one value: strings are skipped as strings (their
+// brackets do not count), objects and arrays by their nesting.
+func (s *resultScanner) skipValue() error {
+	if s.pos >= len(s.data) {
+		return errors.New("the result is not valid JSON")
+	}
+	switch s.data[s.pos] {
+	case '"':
+		_, err := s.skipString()
+		return err
+	case '{', '[':
+		depth := 0
+		for s.pos < len(s.data) {
+			switch s.data[s.pos] {
+			case '"':
+				if _, err := s.skipString(); err != nil {
+					return err
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					s.pos++
+					return nil
+				}
+			}
+			s.pos++
+		}
+		return errors.New("the result is not valid JSON: an object or array does not end")
+	}
+	// A number or a literal: up to the next delimiter.
+	start := s.pos
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			if s.pos == start {
+				return errors.New("the result is not valid JSON")
+			}
+			return nil
+		}
+		s.pos++
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+package mcptool
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// referenceResult is how a result was decoded before ParseResult:
+// encoding/json into Result, then the same normalization.
+func referenceResult(raw []byte) (*Result, error) {
+	var r Result
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, err
+	}
+	if len(r.Content) == 0 || string(r.Content) == "null" {
+		r.Content = json.RawMessage(`[]`)
+	}
+	if string(r.StructuredContent) == "null" {
+		r.StructuredContent = nil
+	}
+	return &r, nil
+}
+
+func sameResult(t *testing.T, raw string) {
+	t.Helper()
+	want, werr := referenceResult([]byte(raw))
+	got, gerr := ParseResult([]byte(raw))
+	if (werr != nil) != (gerr != nil) {
+		t.Fatalf("%q: encoding/json error %v, ParseResult error %v", raw, werr, gerr)
+	}
+	if werr != nil {
+		return
+	}
+	if string(got.Content) != string(want.Content) || string(got.StructuredContent) != string(want.StructuredContent) || got.IsError != want.IsError {
+		t.Fatalf("%q:\n got %s | %s | %v\nwant %s | %s | %v", raw, got.Content, got.StructuredContent, got.IsError, want.Content, want.StructuredContent, want.IsError)
+	}
+}
+
+func TestParseResultMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
+	for _, raw := range []string{
+		`{}`, ` { } `, `{"content":[]}`, `{"content":null}`, `{"content":[{"type":"text","text":"a \"}] b"}]}`,
+		`{"content":[],"structuredContent":{"rows":[{"a":"}"},{"b":"\\"}]},"isError":false}`,
+		`{"isError":true,"content":[{"type":"text","text":"x"}]}`, `{"isError":null}`, `{"structuredContent":null}`,
+		`{"content":[1],"content":[2]}`, `{"Content":[1],"ISERROR":true,"structuredcontent":{}}`,
+		`{"conten\u0074":[3],"_meta":{"x":[1,{"y":"]"}]},"other":-1.5e3,"t":true,"n":null}`,
+		"{\n\t\"content\" : [ ] ,\r\n \"isError\" : false\n}", `{"structuredContent":"text"}`, `{"structuredContent":42}`,
+		// Not results.
+		`[]`, `"x"`, `{"isError":"yes"}`, `{"isError":1}`,
+	} {
+		sameResult(t, raw)
+	}
+}
+
+// TestParseResultDoesNotCopy: the fields are slices of the input.
+func TestParseResultDoesNotCopy(t *testing.T) {
+	t.Parallel()
+	raw := []byte(`{"content":[{"type":"text","text":"x"}],"structuredContent":{"a":1}}`)
+	r, err := ParseResult(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw[strings.Index(string(raw), `"a"`)+1] = 'b'
+	if string(r.StructuredContent) != `{"b":1}` {
+		t.Errorf("structured content %s is a copy", r.StructuredContent)
+	}
+}
+
+func FuzzParseResult(f *testing.F) {
+	for _, s := range []string{`{"content":[],"isError":true}`, `{"structuredContent":{"a":"\\\"}"}}`, `{"CONTENT":null}`, `{"a":[[[]]],"isError":false}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if !json.Valid([]byte(raw)) {
+			return // ParseResult is given valid JSON only
+		}
+		sameResult(t, raw)
+	})
+}
+
+func BenchmarkParseResult(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"content":[{"type":"text","text":"`)
+	row := `{\"orderId\":\"ORD-1\",\"name\":\"Customer\",\"Status\":\"pending\",\"amount\":12.5}`
+	for i := 0; i < 10000; i++ {
+		sb.WriteString(row + ",")
+	}
+	sb.WriteString(`"}],"structuredContent":{"rows":[`)
+	for i := 0; i < 10000; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(`{"orderId":"ORD-1","name":"Customer","Status":"pending","amount":12.5}`)
+	}
+	sb.WriteString(`]}}`)
+	raw := []byte(sb.String())
+	b.Run("ParseResult", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		for b.Loop() {
+			if _, err := ParseResult(raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding/json", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		for b.Loop() {
+			if _, err := referenceResult(raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
