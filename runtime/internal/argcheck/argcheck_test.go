@@ -27,6 +27,10 @@ func TestProblems(t *testing.T) {
 		{name: "open schema unknown property is fine", schema: sheetSchema, args: `{"sheetId":"s","other":5}`},
 		{name: "several problems sorted by path", schema: sheetSchema, args: `{"limit":0}`, want: []string{"/limit: must be at least 1, got 0", "/sheetId: required property missing"}},
 		{name: "wrong type", schema: docSchema, args: `{"documentId":7}`, want: []string{"/documentId: expected string, got number"}},
+		// playwright's browser_take_screenshot lists "type" and "scale" as
+		// required with defaults: the server fills them in.
+		{name: "required with a default may be left out", schema: `{"type":"object","properties":{"type":{"type":"string","default":"png"},"scale":{"type":"string","default":"css"},"filename":{"type":"string"}},"required":["type","scale","filename"]}`,
+			args: `{}`, want: []string{"/filename: required property missing"}},
 		{name: "enum", schema: sheetSchema, args: `{"sheetId":"s","mode":"c"}`, want: []string{`/mode: must be one of "a", "b", got "c"`}},
 		{name: "typo inside array items", schema: sheetSchema, args: `{"sheetId":"s","rows":[{"Status":"x"}]}`, want: []string{`/rows/0/Status: unknown property "Status" (did you mean "status"?)`}},
 		{name: "not JSON", schema: docSchema, args: `{`, want: []string{"/: arguments are not valid JSON"}},

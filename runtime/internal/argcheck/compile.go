@@ -367,7 +367,7 @@ func (c *compiler) fill(n *node, m map[string]any, ptr string, depth int) {
 		if b, isBool := r.(bool); isBool {
 			_ = b // draft-03's boolean required: not a keyword of the drafts checked
 		} else {
-			n.required = stringList(r)
+			n.required = withoutDefaults(stringList(r), m["properties"])
 		}
 	}
 	n.minProps = nonNegative(m, "minProperties")
@@ -560,4 +560,22 @@ func lenientRegexp(s string) anyRegexp {
 		return anyRegexp{}
 	}
 	return anyRegexp{re}
+}
+
+// withoutDefaults drops from required the properties whose schema has a
+// "default": the server fills them in when they are left out, and the
+// generated input types make them optional, so leaving one out is no
+// mistake to refuse.
+func withoutDefaults(required []string, properties any) []string {
+	props, _ := properties.(map[string]any)
+	out := required[:0:0]
+	for _, name := range required {
+		if sub, ok := props[name].(map[string]any); ok {
+			if _, hasDefault := sub["default"]; hasDefault {
+				continue
+			}
+		}
+		out = append(out, name)
+	}
+	return out
 }
