@@ -247,6 +247,12 @@ func (r *run) vmMain() (out vmOutcome) {
 	defer r.fs.close()
 	defer func() {
 		if x := recover(); x != nil {
+			if ie, ok := x.(*goja.InterruptedError); ok {
+				// A limit hit while the host read a value (a thrown
+				// object's looping message getter, say) is that limit.
+				out = vmOutcome{err: r.classify(ie)}
+				return
+			}
 			out = vmOutcome{err: r.classify(fmt.Errorf("internal error in the runtime: %v", x))}
 		}
 	}()

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -29,17 +30,22 @@ type toolsCapture struct {
 	forms [][]string
 }
 
-// resultSlot receives the raw result of one tools/call. The caller puts it
-// in the context of the call (withResultSlot); the tap fills it.
+// resultSlot receives the raw result of one tools/call, read once
+// (mcptool.ParseResult: its fields are slices of the raw bytes, which are
+// neither decoded nor copied again). The caller puts it in the context of
+// the call (withResultSlot); the tap fills it.
 type resultSlot struct {
-	mu  sync.Mutex
-	raw json.RawMessage
+	mu     sync.Mutex
+	filled bool
+	res    *mcptool.Result
+	err    error
 }
 
-func (s *resultSlot) get() json.RawMessage {
+// result is what the tap caught: ok false when it caught nothing.
+func (s *resultSlot) result() (res *mcptool.Result, err error, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.raw
+	return s.res, s.err, s.filled
 }
 
 type resultSlotKey struct{}
@@ -84,15 +90,16 @@ func (c *toolsCapture) outgoing(ctx context.Context, msg jsonrpc.Message) {
 }
 
 // incoming notes a message received from the server. It reports whether
-// the message answered a call whose raw result was captured.
-func (c *toolsCapture) incoming(msg jsonrpc.Message) bool {
+// the message answered a call whose raw result was captured, and whether
+// that result is a tool error.
+func (c *toolsCapture) incoming(msg jsonrpc.Message) (captured, isError bool) {
 	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "elicitation/create" {
 		c.noteForm(req.Params)
-		return false
+		return false, false
 	}
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok || !resp.ID.IsValid() {
-		return false
+		return false, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -100,15 +107,16 @@ func (c *toolsCapture) incoming(msg jsonrpc.Message) bool {
 	if slot, ok := c.calls[key]; ok {
 		delete(c.calls, key)
 		if resp.Error != nil {
-			return false
+			return false, false
 		}
+		res, err := mcptool.ParseResult(resp.Result)
 		slot.mu.Lock()
-		slot.raw = resp.Result
+		slot.filled, slot.res, slot.err = true, res, err
 		slot.mu.Unlock()
-		return true
+		return true, res != nil && res.IsError
 	}
 	if !c.pending[key] {
-		return false
+		return false, false
 	}
 	delete(c.pending, key)
 	var page struct {
@@ -117,7 +125,7 @@ func (c *toolsCapture) incoming(msg jsonrpc.Message) bool {
 	if resp.Error == nil && json.Unmarshal(resp.Result, &page) == nil {
 		c.tools = append(c.tools, page.Tools...)
 	}
-	return false
+	return false, false
 }
 
 // noteForm keeps the property order of an elicitation request's schema.
@@ -215,13 +223,16 @@ type capturingConn struct {
 
 func (c *capturingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
-	if err == nil && c.capture.incoming(msg) {
+	if err != nil {
+		return msg, err
+	}
+	if captured, isError := c.capture.incoming(msg); captured {
 		// The caller takes the raw result from its slot; go-sdk only needs
 		// to see that the call ended, and whether as a tool error, so it is
 		// spared decoding a result that may be megabytes (or hold a content
 		// type it does not know).
 		resp := msg.(*jsonrpc.Response)
-		msg = &jsonrpc.Response{ID: resp.ID, Result: stubResult(resp.Result), Extra: resp.Extra}
+		msg = &jsonrpc.Response{ID: resp.ID, Result: stubResult(isError), Extra: resp.Extra}
 	}
 	return msg, err
 }
@@ -231,13 +242,9 @@ func (c *capturingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return c.Connection.Write(ctx, msg)
 }
 
-// stubResult is a minimal CallToolResult with the same isError.
-func stubResult(raw json.RawMessage) json.RawMessage {
-	var r struct {
-		IsError bool `json:"isError"`
-	}
-	_ = json.Unmarshal(raw, &r)
-	if r.IsError {
+// stubResult is a minimal CallToolResult with the result's isError.
+func stubResult(isError bool) json.RawMessage {
+	if isError {
 		return json.RawMessage(`{"content":[],"isError":true}`)
 	}
 	return json.RawMessage(`{"content":[]}`)
@@ -295,11 +302,15 @@ func (t *httpRoundTripper) rewrite(data []byte) []byte {
 		return data
 	}
 	msg, err := jsonrpc.DecodeMessage(trimmed)
-	if err != nil || !t.capture.incoming(msg) {
+	if err != nil {
+		return data
+	}
+	captured, isError := t.capture.incoming(msg)
+	if !captured {
 		return data
 	}
 	resp := msg.(*jsonrpc.Response)
-	stub, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: resp.ID, Result: stubResult(resp.Result)})
+	stub, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: resp.ID, Result: stubResult(isError)})
 	if err != nil {
 		return data
 	}

@@ -304,18 +304,12 @@ func callRaw(ctx context.Context, sess *mcp.ClientSession, params *mcp.CallToolP
 	if err != nil {
 		return nil, err
 	}
-	if raw := slot.get(); raw != nil {
-		var r mcptool.Result
-		if err := json.Unmarshal(raw, &r); err != nil {
+	if r, err, ok := slot.result(); ok {
+		// Read once by the tap, as received.
+		if err != nil {
 			return nil, fmt.Errorf("decoding the result: %w", err)
 		}
-		if string(r.StructuredContent) == "null" {
-			r.StructuredContent = nil
-		}
-		if len(r.Content) == 0 || string(r.Content) == "null" {
-			r.Content = json.RawMessage(`[]`)
-		}
-		return &r, nil
+		return r, nil
 	}
 	r := &mcptool.Result{IsError: res.IsError}
 	if r.Content, err = json.Marshal(res.Content); err != nil {

@@ -1,6 +1,7 @@
 package mcptool
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,9 @@ import (
 func ParseResult(raw []byte) (*Result, error) {
 	s := resultScanner{data: raw}
 	s.space()
+	if string(bytes.TrimSpace(raw)) == "null" {
+		return &Result{Content: json.RawMessage(`[]`)}, nil // as encoding/json reads it
+	}
 	if !s.consume('{') {
 		return nil, errors.New("the result is not a JSON object")
 	}

@@ -47,7 +47,7 @@ func TestParseResultMatchesEncodingJSON(t *testing.T) {
 		`{"conten\u0074":[3],"_meta":{"x":[1,{"y":"]"}]},"other":-1.5e3,"t":true,"n":null}`,
 		"{\n\t\"content\" : [ ] ,\r\n \"isError\" : false\n}", `{"structuredContent":"text"}`, `{"structuredContent":42}`,
 		// Not results.
-		`[]`, `"x"`, `{"isError":"yes"}`, `{"isError":1}`,
+		`null`, ` null `, `[]`, `"x"`, `{"isError":"yes"}`, `{"isError":1}`,
 	} {
 		sameResult(t, raw)
 	}
