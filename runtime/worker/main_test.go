@@ -112,16 +112,14 @@ func testWorkerCommand(mode ...string) func() *exec.Cmd {
 // whatever its limits, then claims calls and bytes that never happened,
 // with an error far longer than a RunError may be.
 func rogueWorker() int {
-	dec := json.NewDecoder(os.Stdin)
-	var job wireMessage
-	if err := dec.Decode(&job); err != nil {
+	rd := newWireReader(os.Stdin, maxParentMessage)
+	if _, err := rd.next(); err != nil {
 		return 1
 	}
 	w := newWireWriter(os.Stdout)
 	for i := int64(1); i <= 5; i++ {
 		_ = w.send(&wireMessage{Type: "call", ID: i, Server: "google-drive", Tool: "getDocument", Args: json.RawMessage(`{"documentId":"d"}`)})
-		var reply wireMessage
-		if err := dec.Decode(&reply); err != nil {
+		if _, err := rd.next(); err != nil {
 			return 1
 		}
 	}
@@ -146,17 +144,15 @@ var claims = []*mcptool.Scope{
 // to pass as those of a skill a person granted write: it relays one
 // salesforce.updateRecord call under each of claims, then reports success.
 func claimingWorker() int {
-	dec := json.NewDecoder(os.Stdin)
-	var job wireMessage
-	if err := dec.Decode(&job); err != nil {
+	rd := newWireReader(os.Stdin, maxParentMessage)
+	if _, err := rd.next(); err != nil {
 		return 1
 	}
 	w := newWireWriter(os.Stdout)
 	for i, sc := range claims {
 		_ = w.send(&wireMessage{Type: "call", ID: int64(i + 1), Server: "salesforce", Tool: "updateRecord",
 			Args: json.RawMessage(`{"objectType":"O","recordId":"1","data":{}}`), Scope: sc})
-		var reply wireMessage
-		if err := dec.Decode(&reply); err != nil {
+		if _, err := rd.next(); err != nil {
 			return 1
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 
@@ -18,7 +19,7 @@ import (
 //	parent → worker: {"type":"job","job":{...}}           (once)
 //	worker → parent: {"type":"tools","id":1,"server":"x"}  (any number, concurrently)
 //	worker → parent: {"type":"call","id":2,"server":"x","tool":"y","args":{...},"scope":{"skill":"s","write":true}}
-//	parent → worker: {"type":"reply","id":2,"toolResult":{...}} or {"type":"reply","id":2,"error":"..."}
+//	parent → worker: {"type":"reply","id":2,"rawResult":{"content":N,"structured":M}} then N+M bytes, or {"type":"reply","id":2,"error":"..."}
 //	worker → parent: {"type":"result","result":{...}}      (last, once: jobs that run)
 //	worker → parent: {"type":"program","program":{...}}    (last, once: bundle-only jobs)
 //	worker → parent: {"type":"bundleError","diagnostics":[...]}
@@ -36,8 +37,14 @@ type wireMessage struct {
 	// worker's claim: the parent checks it (session.scoped).
 	Scope *mcptool.Scope `json:"scope,omitempty"`
 
-	Tools         []mcptool.Tool  `json:"tools,omitempty"`
-	ToolResult    *mcptool.Result `json:"toolResult,omitempty"`
+	Tools []mcptool.Tool `json:"tools,omitempty"`
+	// ToolResult is a tool's answer on a reply. It is not encoded as JSON:
+	// the writer sends RawResult and the result's bytes after the line,
+	// as received from the server, and the worker's reader puts them back
+	// (wireReader), so that a large result is neither re-encoded nor
+	// decoded on its way to the program.
+	ToolResult    *mcptool.Result `json:"-"`
+	RawResult     *rawResult      `json:"rawResult,omitempty"`
 	Error         string          `json:"error,omitempty"`
 	UnknownServer bool            `json:"unknownServer,omitempty"`
 
@@ -69,28 +76,101 @@ type bundleJob struct {
 	Source []byte `json:"source"`
 }
 
+// rawResult announces the bytes of a tool's result that follow a reply's
+// line: its content (Content bytes) then its structured content
+// (Structured bytes; -1 when there is none).
+type rawResult struct {
+	Content    int  `json:"content"`
+	Structured int  `json:"structured"`
+	IsError    bool `json:"isError,omitempty"`
+}
+
 // wireWriter serializes messages from concurrent goroutines.
 type wireWriter struct {
 	mu  sync.Mutex
+	w   io.Writer
 	enc *json.Encoder
 }
 
 func newWireWriter(w io.Writer) *wireWriter {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	return &wireWriter{enc: enc}
+	return &wireWriter{w: w, enc: enc}
 }
 
+// send writes m as one line; a ToolResult follows the line as raw bytes.
 func (w *wireWriter) send(m *wireMessage) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.enc.Encode(m)
+	res := m.ToolResult
+	if res == nil {
+		return w.enc.Encode(m)
+	}
+	head := *m
+	head.RawResult = &rawResult{Content: len(res.Content), Structured: -1, IsError: res.IsError}
+	if res.StructuredContent != nil {
+		head.RawResult.Structured = len(res.StructuredContent)
+	}
+	if err := w.enc.Encode(&head); err != nil {
+		return err
+	}
+	if _, err := w.w.Write(res.Content); err != nil {
+		return err
+	}
+	_, err := w.w.Write(res.StructuredContent)
+	return err
+}
+
+// wireReader reads the messages a wireWriter sends.
+type wireReader struct {
+	br *bufio.Reader
+	// max bounds a message's line (the bytes of a result that follow it
+	// are bounded by what the parent accepted from the server).
+	max int
+}
+
+func newWireReader(r io.Reader, max int) *wireReader {
+	return &wireReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// next reads one message, with its result's bytes.
+func (r *wireReader) next() (*wireMessage, error) {
+	line, err := readWireLine(r.br, r.max)
+	if err != nil {
+		return nil, err
+	}
+	var m wireMessage
+	if err := json.Unmarshal(line, &m); err != nil {
+		return nil, fmt.Errorf("decoding a message: %w", err)
+	}
+	if raw := m.RawResult; raw != nil {
+		if raw.Content < 0 || raw.Structured < -1 {
+			return nil, errors.New("decoding a message: a result of negative size")
+		}
+		res := &mcptool.Result{IsError: raw.IsError, Content: make([]byte, raw.Content)}
+		if _, err := io.ReadFull(r.br, res.Content); err != nil {
+			return nil, fmt.Errorf("reading a result: %w", err)
+		}
+		if raw.Structured >= 0 {
+			res.StructuredContent = make([]byte, raw.Structured)
+			if _, err := io.ReadFull(r.br, res.StructuredContent); err != nil {
+				return nil, fmt.Errorf("reading a result: %w", err)
+			}
+		}
+		m.ToolResult, m.RawResult = res, nil
+	}
+	return &m, nil
 }
 
 // maxWireMessage bounds one message a worker sends: results are at most
 // runtime.MaxResultBytes plus logs, and tool-call arguments are rarely
 // large. A variable so that tests can lower it.
 var maxWireMessage = 64 << 20
+
+// maxParentMessage bounds one line the parent sends a worker: the parent
+// is trusted, and a job (the program's source, its input) or a server's
+// tool list can be large, so this only guards against a runaway.
+const maxParentMessage = 1 << 30
 
 var errWireTooLarge = errors.New("worker message too large")
 

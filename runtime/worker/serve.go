@@ -32,10 +32,10 @@ type ServeOptions struct {
 // outcome could be written (no job, a broken pipe); a program's failure is
 // an outcome, not an error.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) error {
-	dec := json.NewDecoder(in)
+	rd := newWireReader(in, maxParentMessage)
 	w := newWireWriter(out)
-	var first wireMessage
-	if err := dec.Decode(&first); err != nil {
+	first, err := rd.next()
+	if err != nil {
 		return fmt.Errorf("reading the job from the parent: %w", err)
 	}
 	if first.Type == "warmUp" {
@@ -43,8 +43,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) 
 		// worker started for a job that is already on its way is not
 		// asked to (a one-shot run).
 		warmUp()
-		first = wireMessage{}
-		if err := dec.Decode(&first); err != nil {
+		if first, err = rd.next(); err != nil {
 			return fmt.Errorf("reading the job from the parent: %w", err)
 		}
 	}
@@ -81,7 +80,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) 
 	defer cancel()
 	relay := &relayCaller{w: w, pending: map[int64]chan *wireMessage{}}
 	go func() {
-		relay.readReplies(dec)
+		relay.readReplies(rd)
 		cancel() // the parent went away: nobody wants the result
 	}()
 	ropts := *j.Options
@@ -205,10 +204,10 @@ func (c *relayCaller) request(ctx context.Context, m *wireMessage) (*wireMessage
 
 // readReplies hands each reply to its waiting request until the parent
 // closes the pipe.
-func (c *relayCaller) readReplies(dec *json.Decoder) {
+func (c *relayCaller) readReplies(rd *wireReader) {
 	for {
-		var m wireMessage
-		if err := dec.Decode(&m); err != nil {
+		m, err := rd.next()
+		if err != nil {
 			c.mu.Lock()
 			c.closed = errors.New("the parent process went away")
 			for id, ch := range c.pending {
@@ -225,7 +224,7 @@ func (c *relayCaller) readReplies(dec *json.Decoder) {
 		ch := c.pending[m.ID]
 		c.mu.Unlock()
 		if ch != nil {
-			ch <- &m
+			ch <- m
 		}
 	}
 }
