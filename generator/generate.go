@@ -58,6 +58,20 @@ type Plan struct {
 	Findings []Finding
 	Manifest Manifest
 	Kept     []string // names of the servers kept as they were (Options.Kept), sorted
+	// Renamed are the tools of the servers generated now that got a name
+	// other than their plain one because another tool had it before (see
+	// [Options.Previous]), sorted by server and tool.
+	Renamed []Renamed
+}
+
+// Renamed is a tool generated under another name than its plain one,
+// because that name belongs to another tool since an earlier gen.
+type Renamed struct {
+	Server   string `json:"server"`
+	Tool     string `json:"tool"`     // the tool's name
+	Function string `json:"function"` // the function it is generated as
+	Wanted   string `json:"wanted"`   // the plain name, which stays the holder's
+	Holder   string `json:"holder"`   // the tool that keeps it
 }
 
 // ServersWithFindings returns the names of the servers generated now that
@@ -82,6 +96,12 @@ type Options struct {
 	// regeneration. They keep their directory and entry and are still
 	// listed in README.md.
 	Kept []ServerEntry
+	// Previous is the manifest of the last gen (nil: none). A tool listed
+	// in it keeps its function name, and no other tool of its server ever
+	// takes that name: a newcomer whose plain name is taken gets a
+	// numbered one, reported in Plan.Renamed. So an approved skill calling
+	// a generated function keeps calling the same upstream tool.
+	Previous *Manifest
 }
 
 // Generate turns the listed servers into the files of the tree. It never
@@ -133,7 +153,17 @@ func Generate(servers []Server, opts Options) (*Plan, error) {
 				findings = append(findings, f)
 			}
 		}
-		files, entry, warnings := generateServer(&servers[i], dir, parsed[i], findings)
+		var previous map[string]string
+		if opts.Previous != nil {
+			if e, ok := opts.Previous.Server(servers[i].Name); ok {
+				previous = map[string]string{}
+				for _, t := range e.Tools {
+					previous[t.Name] = t.Function
+				}
+			}
+		}
+		files, entry, renamed, warnings := generateServer(&servers[i], dir, parsed[i], findings, previous)
+		plan.Renamed = append(plan.Renamed, renamed...)
 		plan.Files = append(plan.Files, files...)
 		plan.Warnings = append(plan.Warnings, parseWarnings[i]...)
 		plan.Warnings = append(plan.Warnings, warnings...)
@@ -216,8 +246,9 @@ func parseServerTools(s *Server) ([]*parsedTool, []Warning) {
 }
 
 // generateServer renders one server's directory from its parsed tools and
-// its lint findings.
-func generateServer(s *Server, dir string, tools []*parsedTool, findings []Finding) ([]File, ServerEntry, []Warning) {
+// its lint findings; previous are its tools' function names in the last
+// manifest.
+func generateServer(s *Server, dir string, tools []*parsedTool, findings []Finding, previous map[string]string) ([]File, ServerEntry, []Renamed, []Warning) {
 	var warnings []Warning
 	warn := func(tool string, msgs ...string) {
 		for _, m := range msgs {
@@ -234,8 +265,15 @@ func generateServer(s *Server, dir string, tools []*parsedTool, findings []Findi
 	for i, t := range tools {
 		toolNames[i] = t.Name
 	}
-	assigned := assignToolNames(toolNames)
+	assigned := assignToolNames(toolNames, previous)
 	sort.Slice(tools, func(a, b int) bool { return assigned[tools[a].Name].Function < assigned[tools[b].Name].Function })
+	var renamed []Renamed
+	for _, t := range tools {
+		if n := assigned[t.Name]; n.Held != "" {
+			renamed = append(renamed, Renamed{Server: s.Name, Tool: t.Name, Function: n.Function, Wanted: assigned[n.Held].Function, Holder: n.Held})
+		}
+	}
+	sort.Slice(renamed, func(a, b int) bool { return renamed[a].Tool < renamed[b].Tool })
 
 	entry := ServerEntry{
 		Name:         s.Name,
@@ -270,7 +308,7 @@ func generateServer(s *Server, dir string, tools []*parsedTool, findings []Findi
 		entry.Files = append(entry.Files, f.Path)
 	}
 	sort.Strings(entry.Files)
-	return files, entry, warnings
+	return files, entry, renamed, warnings
 }
 
 func prefixAll(prefix string, msgs []string) []string {

@@ -145,19 +145,34 @@ type toolName struct {
 	Function string // exported function, also the file name without ".ts"
 	Type     string // prefix of its types: Type+"Input", Type+"Output"
 	Renamed  bool   // a suffix was added because another tool has the same name
+	// Held names the tool that keeps the plain name this tool wanted,
+	// because it had the name before (previous); "" otherwise.
+	Held string
 }
 
 // assignToolNames gives every tool name a unique function name. Uniqueness is
 // case-insensitive, so file names do not collide on case-insensitive file
-// systems. Reserved words get "_" ("delete" → "delete_"). Tools whose names
-// collide after sanitizing keep the plain name in order of preference (a tool
-// already named exactly so first, then by original name) and the others get
-// "2", "3", … in that order.
-func assignToolNames(names []string) map[string]toolName {
+// systems. Reserved words get "_" ("delete" → "delete_"). A generated name
+// never moves to another tool: a tool keeps the function name previous
+// gives it (its name in the last manifest), and no other tool takes that
+// name, so that code calling a function (an approved skill) keeps calling
+// the same upstream tool. The other tools whose names collide after
+// sanitizing keep the plain name in order of preference (a tool already
+// named exactly so first, then by original name) and the others get "2",
+// "3", … in that order.
+func assignToolNames(names []string, previous map[string]string) map[string]toolName {
 	type cand struct{ orig, base string }
 	cands := make([]cand, len(names))
 	for i, n := range names {
 		cands[i] = cand{n, camelName(n)}
+	}
+	holder := map[string]string{} // lowercased function name → tool keeping it
+	for _, n := range names {
+		if fn, ok := previous[n]; ok && safeSegment(fn+".ts") && isIdentifier(fn) {
+			if _, dup := holder[strings.ToLower(fn)]; !dup {
+				holder[strings.ToLower(fn)] = n
+			}
+		}
 	}
 	sort.SliceStable(cands, func(i, j int) bool {
 		ei, ej := cands[i].orig == cands[i].base, cands[j].orig == cands[j].base
@@ -168,6 +183,12 @@ func assignToolNames(names []string) map[string]toolName {
 	})
 	taken := map[string]bool{}
 	out := make(map[string]toolName, len(names))
+	// The names tools had before stay theirs.
+	for key, n := range holder {
+		fn := previous[n]
+		taken[key] = true
+		out[n] = toolName{Function: fn, Type: typePrefix(fn)}
+	}
 	take := func(c cand, base string, renamed bool) bool {
 		fn := base
 		if reservedIdents[fn] || windowsDevice(fn) {
@@ -183,6 +204,9 @@ func assignToolNames(names []string) map[string]toolName {
 	}
 	var rest []cand
 	for _, c := range cands {
+		if _, ok := out[c.orig]; ok {
+			continue
+		}
 		if !take(c, c.base, false) {
 			rest = append(rest, c)
 		}
@@ -197,6 +221,16 @@ func assignToolNames(names []string) map[string]toolName {
 			if take(c, base+suffix, true) {
 				break
 			}
+		}
+		// Say so when the plain name is another tool's from before.
+		plain := c.base
+		if reservedIdents[plain] || windowsDevice(plain) {
+			plain += "_"
+		}
+		if h, ok := holder[strings.ToLower(plain)]; ok && h != c.orig {
+			n := out[c.orig]
+			n.Held = h
+			out[c.orig] = n
 		}
 	}
 	return out

@@ -66,7 +66,7 @@ func TestAssignToolNames(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := assignToolNames(c.tools)
+			got := assignToolNames(c.tools, nil)
 			for orig, want := range c.want {
 				if got[orig] != want {
 					t.Errorf("%q → %+v, want %+v", orig, got[orig], want)

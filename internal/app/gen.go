@@ -61,6 +61,10 @@ type GenServerReport struct {
 	// NeverGenerated marks a failed server that had no files before: there
 	// was nothing to keep.
 	NeverGenerated bool `json:"neverGenerated,omitempty"`
+	// Renamed are its new tools generated under a numbered name because
+	// their plain name belongs to another tool since an earlier gen
+	// (generated names never move to another tool).
+	Renamed []generator.Renamed `json:"renamed,omitempty"`
 	// Err is the failure of a failed server, for a detailed report.
 	Err error `json:"-"`
 }
@@ -154,7 +158,8 @@ func (w *Workspace) Generate(ctx context.Context, pool *servers.Pool, o GenOptio
 			keep = append(keep, s.Name)
 		}
 	}
-	plan, err := generator.Generate(listed, generator.Options{Kept: prev.Keep(keep...)})
+	// prev's names stay their tools' (skills call those functions).
+	plan, err := generator.Generate(listed, generator.Options{Kept: prev.Keep(keep...), Previous: prev})
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +178,7 @@ func (w *Workspace) Generate(ctx context.Context, pool *servers.Pool, o GenOptio
 					rest = append(rest, s)
 				}
 			}
-			if plan, err = generator.Generate(rest, generator.Options{Kept: prev.Keep(keep...)}); err != nil {
+			if plan, err = generator.Generate(rest, generator.Options{Kept: prev.Keep(keep...), Previous: prev}); err != nil {
 				return nil, err
 			}
 		}
@@ -193,6 +198,11 @@ func (w *Workspace) Generate(ctx context.Context, pool *servers.Pool, o GenOptio
 		r := GenServerReport{Name: s.Name, Status: GenGenerated, Added: nonNil(s.ToolsAdded), Changed: nonNil(s.ToolsChanged),
 			Removed: nonNil(s.ToolsRemoved), Unchanged: nonNil(s.ToolsUnchanged), Written: nonNil(s.Files.Written), Deleted: nonNil(s.Files.Removed)}
 		r.Tools = len(s.ToolsAdded) + len(s.ToolsChanged) + len(s.ToolsUnchanged)
+		for _, rn := range plan.Renamed {
+			if rn.Server == s.Name {
+				r.Renamed = append(r.Renamed, rn)
+			}
+		}
 		switch {
 		case failed[s.Name] != nil:
 			r.Status, r.Err, r.Error = GenFailed, failed[s.Name], ErrorReason(failed[s.Name])

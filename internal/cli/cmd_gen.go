@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/internal/visible"
 	"github.com/mcpcode/mcpcode/servers"
 )
 
@@ -141,6 +142,12 @@ func (a *cli) reportGen(w io.Writer, rep *app.GenReport, asJSON bool) {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", s.Name, status, s.Tools, len(s.Added), len(s.Changed), len(s.Removed), len(s.Unchanged), len(s.Written))
 	}
 	tw.Flush()
+	for _, s := range rep.Servers {
+		for _, r := range s.Renamed {
+			fmt.Fprintf(w, "%s: new tool %q is generated as %s(): %s() stays tool %q's (a generated name never moves to another tool)\n",
+				visible.Line(s.Name), visible.Line(r.Tool), r.Function, r.Wanted, visible.Line(r.Holder))
+		}
+	}
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(a.stderr, "warning: %s\n", w)
 	}
