@@ -25,8 +25,7 @@ func TestAnalysisFailsClosedWhenTooDeep(t *testing.T) {
 	}
 	// The call function's random name is in the bundle; analyze with a
 	// walk too short to reach the nested call.
-	scopes := []*scope{{callName: callNameIn(t, p.Code)}}
-	calls, unverifiable := analyzeCallsWithin(prg, scopes, 150)
+	calls, unverifiable := analyzeCallsWithin(prg, callNameIn(t, p.Code), 150)
 	if !reflect.DeepEqual(calls, []ToolRef{{Server: "slack", Tool: "getDeployment"}}) {
 		t.Errorf("Calls = %+v, want only the shallow call", calls)
 	}
@@ -54,7 +53,7 @@ func TestAnalysisShorthandPropertyEscapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls, unverifiable := analyzeCalls(prg, []*scope{{callName: name}})
+	calls, unverifiable := analyzeCalls(prg, name)
 	if len(calls) != 0 || !reflect.DeepEqual(unverifiable, []string{"x.js:3"}) {
 		t.Errorf("Calls = %+v, Unverifiable = %v, want the shorthand property flagged at x.js:3", calls, unverifiable)
 	}

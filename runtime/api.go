@@ -26,6 +26,15 @@ type BundleOptions struct {
 	Source []byte
 	// Skills says which approved skills may be imported; nil means none.
 	Skills SkillPolicy
+	// Skill, when set, bundles Entry as the code of the skill of that name
+	// (an approved skill, or a proposal being analysed), with a skill's
+	// confinement: it may import the tree, approved skills and the files of
+	// its own folder (the directory of Entry), nothing else. The calls of
+	// its code are listed with Skill "" in Program.Calls. Bundling a skill
+	// this way checks nothing about its approval: Run refuses nothing
+	// either, so use it to analyse, and run skills through a program that
+	// imports them.
+	Skill string
 }
 
 // SkillPolicy says which approved skills a program may import and what they
@@ -37,10 +46,25 @@ type SkillPolicy interface {
 	Skill(name string) (SkillGrant, error)
 }
 
-// SkillGrant is what an approved skill may do beyond reading.
+// SkillGrant is what an approved skill may do, and the code it was
+// approved with.
 type SkillGrant struct {
 	// Write allows calls of tools that are not read-only.
 	Write bool `json:"write"`
+	// Tools are the tools the skill may call, as "server.tool" (the
+	// upstream tool's name): those recorded when it was approved. A call
+	// of any other tool is a permission error. Nil allows none.
+	Tools []string `json:"tools"`
+	// InputSchema is the JSON Schema of the skill's input; every call of
+	// the skill is validated against it (nil: any object).
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	// Files are the skill's files as the policy checked them, by path
+	// relative to the skill's folder ("index.ts", "lib/util.ts"): the
+	// bundler reads the skill's code only from here, never from disk again,
+	// so that what runs is what was checked. Nil reads the files from
+	// skills/<name>/ when bundling (symbolic links refused), for policies
+	// that check no files.
+	Files map[string][]byte `json:"-"`
 }
 
 // Program is a bundled program, ready to run. It is JSON-serializable: it
@@ -61,11 +85,30 @@ type Program struct {
 	// that calls there could be neither listed nor flagged. The runtime
 	// checks every call when it is made, these included.
 	Unverifiable []string `json:"unverifiable"`
-	// Skills are the approved skills the program imports, sorted.
+	// Skills are the approved skills the program imports, directly or
+	// through other skills, sorted.
 	Skills []string `json:"skills"`
+	// SkillCode is the bundled code of each skill in Skills, in the same
+	// order. A skill runs in a goja runtime (realm) of its own, created for
+	// each call: a function from a JSON input to a JSON result, checked
+	// against its own grant, with nothing of its caller's realm reachable
+	// from it and nothing of its realm from the caller.
+	SkillCode []*SkillCode `json:"skillCode,omitempty"`
 
 	// compiled caches the compiled script for in-process runs; a Program
 	// that arrives as JSON is compiled from Code when it runs.
+	compiled *goja.Program
+}
+
+// SkillCode is one approved skill as bundled for a Program.
+type SkillCode struct {
+	Name string `json:"name"`
+	// Code is the skill's own bundle, wrapped like Program.Code.
+	Code string `json:"code"`
+	// Grant is the skill's grant as the policy gave it when the program
+	// was bundled (Files are not kept).
+	Grant SkillGrant `json:"grant"`
+
 	compiled *goja.Program
 }
 
@@ -197,6 +240,10 @@ type RunError struct {
 	Stack string `json:"stack,omitempty"`
 	// Limit names the limit for Kind "limit" (one of the Limit* constants).
 	Limit string `json:"limit,omitempty"`
+
+	// server and tool are those of a ToolError from a skill's realm, for
+	// the error its caller gets.
+	server, tool string
 }
 
 // Kinds of run errors.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -90,6 +91,11 @@ type callOutcome struct {
 // Nothing is sent upstream unless every check passed; book records the
 // calls that are sent.
 func (c *toolCatalog) perform(ctx context.Context, sc *scopeDescriptor, server, tool string, args json.RawMessage, book *callBook) callOutcome {
+	if msg := usesMessage(sc, server, tool); msg != "" {
+		// Before anything else: a skill cannot even start a server it was
+		// not approved to call.
+		return callOutcome{kind: KindPermission, message: msg}
+	}
 	srv := c.server(ctx, server)
 	if srv.err != nil {
 		if errors.Is(srv.err, mcptool.ErrUnknownServer) {
@@ -179,6 +185,32 @@ func permissionMessage(sc *scopeDescriptor, server, tool string) string {
 	return fmt.Sprintf("skill %q may not call %s.%s: the tool is not read-only and not every skill it runs under (%s) grants write in its SKILL.md (approve with --allow-write)", sc.Skill, server, tool, strings.Join(sc.Skills, ", "))
 }
 
+// usesMessage says why a skill may not call a tool that is not among the
+// tools recorded when it (or a skill that calls it) was approved, or
+// returns "". The program's own code (sc nil) may call any tool.
+func usesMessage(sc *scopeDescriptor, server, tool string) string {
+	if sc == nil {
+		return ""
+	}
+	ref := server + "." + tool
+	for i, tools := range sc.tools {
+		if slices.Contains(tools, ref) {
+			continue
+		}
+		owner := sc.chain[i]
+		recorded := "none"
+		if len(tools) > 0 {
+			recorded = strings.Join(tools, ", ")
+		}
+		rule := fmt.Sprintf("a skill may call only the tools recorded when it was approved (mcpcode-tools in skills/%s/SKILL.md: %s); propose it again to have the tool reviewed", owner, recorded)
+		if owner == sc.Skill {
+			return fmt.Sprintf("skill %q may not call %s: %s", sc.Skill, ref, rule)
+		}
+		return fmt.Sprintf("skill %q may not call %s: it runs for skill %q, and %s", sc.Skill, ref, owner, rule)
+	}
+	return ""
+}
+
 func validationMessage(server, tool string, problems []string) string {
 	if len(problems) == 1 {
 		return fmt.Sprintf("invalid arguments for %s.%s (nothing was sent): %s", server, tool, problems[0])
@@ -186,10 +218,12 @@ func validationMessage(server, tool string, problems []string) string {
 	return fmt.Sprintf("invalid arguments for %s.%s (nothing was sent):\n  %s", server, tool, strings.Join(problems, "\n  "))
 }
 
-// newCaller returns the native call function of one scope (sc nil: the
-// program's own, with the caller's full rights). Every failure, whatever
-// the arguments are (a revoked Proxy included), is a rejected promise.
-func (r *run) newCaller(sc *scopeDescriptor) func(goja.FunctionCall) goja.Value {
+// newCaller returns the native call function of this realm, bound to its
+// scope (none in the program's realm: the caller's full rights). Every
+// failure, whatever the arguments are (a revoked Proxy included), is a
+// rejected promise.
+func (r *run) newCaller() func(goja.FunctionCall) goja.Value {
+	sc := r.scope
 	return func(call goja.FunctionCall) goja.Value {
 		promise, resolve, reject := r.vm.NewPromise()
 		r.opts.hooks.sawCallAttempt(r.finished)
@@ -211,18 +245,21 @@ func (r *run) newCaller(sc *scopeDescriptor) func(goja.FunctionCall) goja.Value 
 		if r.callsStarted > r.lim.MaxToolCalls {
 			return fail(KindLimit, r.lim.limitMessage(LimitToolCalls))
 		}
-		args, msg := r.argumentsJSON(call.Argument(2))
+		args, msg := r.snapshotArgs(call.Argument(2), "the arguments")
 		if msg != "" {
 			return fail(KindValidation, fmt.Sprintf("invalid arguments for %s.%s (nothing was sent): %s", server, tool, msg))
 		}
 		r.loop.callsInFlight++
+		r.inFlight++
 		hookDone := r.opts.hooks.callGoroutine()
 		go func() {
 			defer hookDone()
 			out := r.catalog.perform(r.ctx, sc, server, tool, args, r.calls)
 			r.loop.post(func() error {
 				r.loop.callsInFlight--
-				return r.settleCall(out, resolve, reject, server, tool, frames)
+				r.inFlight--
+				defer r.release()
+				return r.loopError(r.settleCall(out, resolve, reject, server, tool, frames))
 			})
 		}()
 		return r.vm.ToValue(promise)
@@ -244,56 +281,6 @@ func primitiveText(v goja.Value) string {
 	return v.String()
 }
 
-// argumentsJSON serializes a call's arguments with the VM's own
-// JSON.stringify; the JSON must be an object (undefined and null mean {}),
-// whatever toJSON methods return.
-func (r *run) argumentsJSON(v goja.Value) (json.RawMessage, string) {
-	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
-		return json.RawMessage("{}"), ""
-	}
-	const notObject = "/: the arguments must be an object"
-	if _, ok := v.(*goja.Object); !ok {
-		return nil, notObject
-	}
-	s, err := r.intr.stringify(goja.Undefined(), v)
-	if err != nil {
-		if isUncatchable(err) {
-			panic(err) // an interrupt or stack overflow unwinds the VM
-		}
-		var ex *goja.Exception
-		if errors.As(err, &ex) {
-			return nil, "/: the arguments cannot be converted to JSON: " + primitiveText(ex.Value())
-		}
-		return nil, "/: the arguments cannot be converted to JSON: " + err.Error()
-	}
-	if !goja.IsString(s) {
-		return nil, notObject // a function, or a toJSON that returned undefined
-	}
-	text := s.String()
-	if !strings.HasPrefix(text, "{") {
-		if obj := v.(*goja.Object); !isProxy(obj) && obj.ClassName() == "Array" {
-			return nil, notObject
-		}
-		return nil, notObject + " (its JSON is " + describeJSON(text) + ": check its toJSON method)"
-	}
-	return json.RawMessage(text), ""
-}
-
-// describeJSON names the kind of a JSON text for a message.
-func describeJSON(text string) string {
-	switch {
-	case strings.HasPrefix(text, "["):
-		return "an array"
-	case strings.HasPrefix(text, `"`):
-		return "a string"
-	case text == "null":
-		return "null"
-	case text == "true" || text == "false":
-		return "a boolean"
-	}
-	return "a number"
-}
-
 // settleCall resolves or rejects a call's promise on the VM goroutine.
 func (r *run) settleCall(out callOutcome, resolve, reject func(any) error, server, tool string, frames []goja.StackFrame) error {
 	if out.kind == "" {
@@ -313,6 +300,18 @@ func (r *run) settleCall(out callOutcome, resolve, reject func(any) error, serve
 
 // newToolError builds a ToolError whose stack is where the call was made.
 func (r *run) newToolError(kind, msg, server, tool, resultJSON string, frames []goja.StackFrame) *goja.Object {
+	limit := ""
+	if kind == KindLimit {
+		limit = LimitToolCalls
+	}
+	obj := r.newHostToolError(kind, limit, msg, server, tool, resultJSON)
+	_ = obj.DefineDataProperty("stack", r.vm.ToValue(framesStack("ToolError: "+msg, frames)), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	return obj
+}
+
+// newHostToolError builds a ToolError the host vouches for: its kind (and
+// limit) are reported as they are when it is uncaught.
+func (r *run) newHostToolError(kind, limit, msg, server, tool, resultJSON string) *goja.Object {
 	result := goja.Undefined()
 	if resultJSON != "" {
 		if v, err := r.intr.parse(goja.Undefined(), r.vm.ToValue(resultJSON)); err == nil {
@@ -326,12 +325,7 @@ func (r *run) newToolError(kind, msg, server, tool, resultJSON string, frames []
 		}
 		obj = r.vm.NewTypeError(msg)
 	}
-	_ = obj.DefineDataProperty("stack", r.vm.ToValue(framesStack("ToolError: "+msg, frames)), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-	he := hostError{kind: kind}
-	if kind == KindLimit {
-		he.limit = LimitToolCalls
-	}
-	r.hostErrors[obj] = he
+	r.hostErrors[obj] = hostError{kind: kind, limit: limit, server: server, tool: tool}
 	return obj
 }
 

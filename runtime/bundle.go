@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -34,7 +34,9 @@ var goSupported = map[string]bool{
 }
 
 // Bundle bundles a program and its imports into one script for Run, in
-// this process. The error is a *BundleError whose diagnostics carry
+// this process, and every approved skill it imports (directly or through
+// other skills) into a script of its own: a skill runs in a realm of its
+// own. The error is a *BundleError whose diagnostics carry
 // workspace-relative positions.
 //
 // Every file is checked before esbuild reads it, so that the common ways to
@@ -67,13 +69,118 @@ func Bundle(opts BundleOptions) (*Program, error) {
 	}
 	defer root.Close()
 
+	skills := newSkillTable(opts.Skills)
+	var files precheck.Build
+	top := &realmSpec{entry: entry, source: opts.Source}
+	if opts.Skill != "" {
+		top.skill, top.folder = opts.Skill, path.Dir(entry)
+	}
+	out, err := bundleRealm(ws, root, top, skills, &files)
+	if err != nil {
+		return nil, err
+	}
+	p := &Program{Code: out.code, Entry: entry, compiled: out.compiled, Calls: out.calls, Unverifiable: out.unverifiable}
+	// Every skill the program reaches, each bundled on its own; the table
+	// grows while skills import skills.
+	for i := 0; i < len(skills.order); i++ {
+		name := skills.order[i]
+		g, _ := skills.grant(name)
+		spec, err := skillSpec(ws, root, name, g)
+		if err != nil {
+			return nil, err
+		}
+		sout, err := bundleRealm(ws, root, spec, skills, &files)
+		if err != nil {
+			return nil, err
+		}
+		g.Files = nil
+		p.SkillCode = append(p.SkillCode, &SkillCode{Name: name, Code: sout.code, Grant: g, compiled: sout.compiled})
+		for _, c := range sout.calls {
+			c.Skill = name
+			p.Calls = append(p.Calls, c)
+		}
+		p.Unverifiable = append(p.Unverifiable, sout.unverifiable...)
+	}
+	slices.SortFunc(p.SkillCode, func(a, b *SkillCode) int { return strings.Compare(a.Name, b.Name) })
+	p.Skills = []string{}
+	for _, c := range p.SkillCode {
+		p.Skills = append(p.Skills, c.Name)
+	}
+	sortCalls(p.Calls)
+	slices.Sort(p.Unverifiable)
+	p.Unverifiable = slices.Compact(p.Unverifiable)
+	if p.Unverifiable == nil {
+		p.Unverifiable = []string{}
+	}
+	return p, nil
+}
+
+// realmSpec says what one realm's bundle holds: the program's own code, or
+// one skill's.
+type realmSpec struct {
+	// entry is the workspace-relative path of the entry file.
+	entry string
+	// source is the entry's text; nil reads it (from files for a skill).
+	source []byte
+	// skill is the skill's name; "" for the program.
+	skill string
+	// folder is the skill's folder (workspace-relative): the only place
+	// its relative imports may lead, besides the tree.
+	folder string
+	// files are the skill's files by path relative to folder, as its
+	// policy checked them; nil reads them from disk (symbolic links
+	// refused).
+	files map[string][]byte
+}
+
+// realmOutput is one realm's bundle.
+type realmOutput struct {
+	code         string
+	compiled     *goja.Program
+	calls        []ToolRef
+	unverifiable []string
+}
+
+// skillSpec is the realm of an approved skill: its folder skills/<name>,
+// its entry the first of index.ts (.tsx, .js, ...) and <name>.ts that it
+// has.
+func skillSpec(ws string, root *os.Root, name string, g SkillGrant) (*realmSpec, error) {
+	spec := &realmSpec{skill: name, folder: "skills/" + name, files: g.Files}
+	for _, c := range importCandidates(spec.folder) {
+		rel := strings.TrimPrefix(c, spec.folder+"/")
+		if spec.files != nil {
+			if _, ok := spec.files[rel]; ok {
+				spec.entry = c
+				break
+			}
+			continue
+		}
+		if fi, err := root.Lstat(filepath.FromSlash(c)); err == nil && fi.Mode().IsRegular() {
+			spec.entry = c
+			break
+		}
+	}
+	if spec.entry == "" {
+		return nil, bundleErrorf(spec.folder, "skill %q has no program (index.ts): approve it again with mcpcode skills approve", name)
+	}
+	if spec.files == nil {
+		if err := noSymlinks(root, spec.entry); err != nil {
+			return nil, bundleErrorf(spec.entry, "%v", err)
+		}
+	}
+	return spec, nil
+}
+
+// bundleRealm bundles one realm's code with esbuild.
+func bundleRealm(ws string, root *os.Root, spec *realmSpec, skills *skillTable, files *precheck.Build) (*realmOutput, error) {
 	b := &build{
-		ws:     ws,
-		root:   root,
-		entry:  entry,
-		source: opts.Source,
-		host:   "__mcpcode_" + randomHex(8),
-		res:    newResolver(ws, opts.Skills),
+		ws:       ws,
+		root:     root,
+		spec:     spec,
+		host:     "__mcpcode_" + randomHex(8),
+		callName: "__mcpcode_callMCPTool_" + randomHex(8),
+		skills:   skills,
+		files:    files,
 	}
 	out := api.Build(api.BuildOptions{
 		EntryPoints:    []string{"mcpcode-entry"},
@@ -107,7 +214,7 @@ func Bundle(opts BundleOptions) (*Program, error) {
 	}
 	sm, err := parseSourceMap(rawMap)
 	if err != nil {
-		return nil, bundleErrorf(entry, "%v", err)
+		return nil, bundleErrorf(spec.entry, "%v", err)
 	}
 	code := wrapBundle(b.host, js, sm.encode(b.sourceName, 1))
 
@@ -119,10 +226,8 @@ func Bundle(opts BundleOptions) (*Program, error) {
 	if err != nil {
 		return nil, compileDiagnostics(err, sm, b.sourceName)
 	}
-	p := &Program{Code: code, Entry: entry, compiled: compiled}
-	p.Calls, p.Unverifiable = analyzeCalls(ast, b.res.scopes.list)
-	p.Skills = b.res.scopes.skillNames()
-	return p, nil
+	calls, unverifiable := analyzeCalls(ast, b.callName)
+	return &realmOutput{code: code, compiled: compiled, calls: calls, unverifiable: unverifiable}, nil
 }
 
 // wrapBundle wraps esbuild's ESM output (which has no imports or exports
@@ -146,17 +251,28 @@ func refuseSourceMapFile(string) ([]byte, error) {
 	return nil, errors.New("mcpcode reads only inline source maps")
 }
 
-// build is the state of one Bundle call shared by the plugin callbacks.
+// build is the state of one realm's bundling shared by the plugin
+// callbacks (which esbuild calls from several goroutines).
 type build struct {
-	ws     string
-	root   *os.Root
-	entry  string
-	source []byte
-	host   string
-	res    *resolver
-	// files counts the build's files outside servers/ for the pre-check.
-	files precheck.Build
+	ws   string
+	root *os.Root
+	spec *realmSpec
+	host string
+	// callName is the distinctive, random name of the realm's call
+	// function in the bundle, which static analysis looks for.
+	callName string
+	skills   *skillTable
+	// files counts the files outside servers/ of the whole Bundle call for
+	// the pre-check.
+	files *precheck.Build
 }
+
+// Namespaces of esbuild paths: workspace files (the path is workspace-
+// relative) and the virtual modules.
+const (
+	nsFile    = "mcpcode-file"
+	nsVirtual = "mcpcode-virtual"
+)
 
 func (b *build) setup(pb api.PluginBuild) {
 	pb.OnResolve(api.OnResolveOptions{Filter: ".*"}, b.onResolve)
@@ -164,13 +280,14 @@ func (b *build) setup(pb api.PluginBuild) {
 }
 
 // onResolve never calls esbuild's own resolver (which would recurse into
-// this callback): every path is decided here.
+// this callback): every path is decided here, from the import esbuild
+// parsed; nothing rewrites the source's text.
 func (b *build) onResolve(a api.OnResolveArgs) (api.OnResolveResult, error) {
 	if a.Kind == api.ResolveEntryPoint {
 		return api.OnResolveResult{Path: "entry", Namespace: nsVirtual}, nil
 	}
 	if a.Namespace == nsVirtual && a.Importer == "entry" && a.Path == entrySpecifier {
-		return api.OnResolveResult{Path: b.entry, Namespace: b.res.scopes.program().namespace}, nil
+		return api.OnResolveResult{Path: b.spec.entry, Namespace: nsFile}, nil
 	}
 	fail := func(err error) (api.OnResolveResult, error) {
 		return api.OnResolveResult{Errors: []api.Message{{Text: err.Error()}}}, nil
@@ -181,37 +298,35 @@ func (b *build) onResolve(a api.OnResolveArgs) (api.OnResolveResult, error) {
 	case api.ResolveJSDynamicImport:
 		return fail(fmt.Errorf("dynamic import(%q) is not available: use a static import at the top of the file", a.Path))
 	}
-	b.res.mu.Lock()
-	from, ok := b.res.scopes.byNamespace[a.Namespace]
-	b.res.mu.Unlock()
-	if !ok {
+	if a.Namespace != nsFile {
 		return fail(fmt.Errorf("import %q from %s: virtual modules import nothing", a.Path, a.Importer))
 	}
-	r, err := b.res.resolve(from, a.Importer, a.Path)
+	r, err := b.resolve(a.Importer, a.Path)
 	if err != nil {
 		return fail(err)
 	}
-	if r.virtual == "runtime" {
-		return api.OnResolveResult{Path: fmt.Sprintf("runtime/%d", r.scope.index), Namespace: nsVirtual}, nil
+	switch {
+	case r.virtual != "":
+		return api.OnResolveResult{Path: r.virtual, Namespace: nsVirtual}, nil
 	}
-	if r.virtual == "fs" {
-		return api.OnResolveResult{Path: fmt.Sprintf("fs/%d", r.scope.index), Namespace: nsVirtual}, nil
-	}
-	return api.OnResolveResult{Path: r.rel, Namespace: r.scope.namespace}, nil
+	return api.OnResolveResult{Path: r.rel, Namespace: nsFile}, nil
 }
 
 // onLoad serves the virtual modules and reads workspace files itself,
-// through an os.Root so the OS refuses anything outside the workspace.
+// through an os.Root so the OS refuses anything outside the workspace, and
+// a skill's files from what its policy checked.
 func (b *build) onLoad(a api.OnLoadArgs) (api.OnLoadResult, error) {
 	if a.Namespace == nsVirtual {
 		var src string
 		switch {
 		case a.Path == "entry":
 			src = entryModule(b.host)
-		case strings.HasPrefix(a.Path, "fs/"):
-			src = fsModule(b.host, b.virtualScope(a.Path))
-		case strings.HasPrefix(a.Path, "runtime/"):
-			src = runtimeModule(b.host, b.virtualScope(a.Path))
+		case a.Path == "fs":
+			src = fsModule(b.host)
+		case a.Path == "runtime":
+			src = runtimeModule(b.host, b.callName)
+		case strings.HasPrefix(a.Path, "skill/"):
+			src = skillModule(b.host, strings.TrimPrefix(a.Path, "skill/"))
 		default:
 			return api.OnLoadResult{}, fmt.Errorf("unknown virtual module %q", a.Path)
 		}
@@ -221,7 +336,7 @@ func (b *build) onLoad(a api.OnLoadArgs) (api.OnLoadResult, error) {
 	if msg != nil {
 		return api.OnLoadResult{Errors: []api.Message{*msg}}, nil
 	}
-	if a.Path == b.entry {
+	if a.Path == b.spec.entry {
 		// Programs are ES modules even without imports or exports
 		// (esbuild would otherwise treat them as CommonJS). Appended last,
 		// so line numbers stay.
@@ -230,45 +345,41 @@ func (b *build) onLoad(a api.OnLoadArgs) (api.OnLoadResult, error) {
 	return api.OnLoadResult{Contents: &src, Loader: loaderFor(a.Path)}, nil
 }
 
-// virtualScope is the scope of a virtual module path "<module>/<index>".
-func (b *build) virtualScope(p string) *scope {
-	_, num, _ := strings.Cut(p, "/")
-	idx, _ := strconv.Atoi(num)
-	b.res.mu.Lock()
-	defer b.res.mu.Unlock()
-	return b.res.scopes.list[idx]
-}
-
-// sourceName turns an esbuild source name ("mcpcode-s2:servers/x/y.ts",
-// "mcpcode-virtual:runtime/2") into what stack traces show.
+// sourceName turns an esbuild source name ("mcpcode-file:servers/x/y.ts",
+// "mcpcode-virtual:runtime") into what stack traces show.
 func (b *build) sourceName(s string) string {
 	ns, p, ok := strings.Cut(s, ":")
 	if !ok {
 		return s
 	}
-	if ns == nsVirtual {
+	switch ns {
+	case nsVirtual:
 		switch {
-		case strings.HasPrefix(p, "runtime"):
+		case p == "runtime":
 			return "mcpcode:runtime"
-		case strings.HasPrefix(p, "fs"):
+		case p == "fs":
 			return "mcpcode:fs"
+		case strings.HasPrefix(p, "skill/"):
+			return "mcpcode:skills/" + strings.TrimPrefix(p, "skill/")
 		}
 		return "mcpcode:entry"
-	}
-	if strings.HasPrefix(ns, "mcpcode-s") {
+	case nsFile:
 		return p
 	}
 	return s
 }
 
-// skillNames lists every skill that any scope belongs to, sorted.
-func (t *scopeTable) skillNames() []string {
-	out := []string{}
-	for _, s := range t.list {
-		out = append(out, s.skills...)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
+// sortCalls orders tool references by skill, server and tool.
+func sortCalls(calls []ToolRef) {
+	slices.SortFunc(calls, func(x, y ToolRef) int {
+		if c := strings.Compare(x.Skill, y.Skill); c != 0 {
+			return c
+		}
+		if c := strings.Compare(x.Server, y.Server); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Tool, y.Tool)
+	})
 }
 
 // read returns the source of a workspace file esbuild loads, after the
@@ -276,7 +387,7 @@ func (t *scopeTable) skillNames() []string {
 // is esbuild's message with the position of the problem.
 func (b *build) read(a api.OnLoadArgs) (string, *api.Message) {
 	// The program itself is never exempt, whatever its name.
-	generated := a.Path != b.entry && hasPathPrefix(a.Path, "servers")
+	generated := a.Path != b.spec.entry && hasPathPrefix(a.Path, "servers")
 	limit := int64(precheck.MaxFileBytes)
 	if generated {
 		limit = precheck.MaxGeneratedFileBytes
@@ -285,11 +396,16 @@ func (b *build) read(a api.OnLoadArgs) (string, *api.Message) {
 		return &api.Message{Text: text, Location: &api.Location{File: a.Path, Namespace: a.Namespace}}
 	}
 	var src string
-	if a.Path == b.entry && b.source != nil {
-		if int64(len(b.source)) > limit {
-			return "", fail(fmt.Sprintf("the program is %s, over the limit of %s: split it into several files", sizeText(int64(len(b.source))), formatBytes(limit)))
+	if a.Path == b.spec.entry && b.spec.source != nil {
+		if int64(len(b.spec.source)) > limit {
+			return "", fail(fmt.Sprintf("the program is %s, over the limit of %s: split it into several files", sizeText(int64(len(b.spec.source))), formatBytes(limit)))
 		}
-		src = string(b.source)
+		src = string(b.spec.source)
+	} else if data, ok := b.skillFile(a.Path); ok {
+		if int64(len(data)) > limit {
+			return "", fail(fmt.Sprintf("the file is over the limit of %s for program and skill files: split it into several files", formatBytes(limit)))
+		}
+		src = string(data)
 	} else {
 		data, err := readLimited(b.root, a.Path, limit)
 		if err != nil {

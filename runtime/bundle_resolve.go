@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // codeExtensions are the files an import may name, in probing order.
@@ -26,33 +25,11 @@ var nodeBuiltins = []string{
 
 // resolution is where one import leads.
 type resolution struct {
-	// virtual is "runtime" or "fs" for the virtual modules, else "".
+	// virtual is the virtual module ("runtime", "fs", "skill/<name>"), or
+	// "" for a file.
 	virtual string
 	// rel is the real, workspace-relative, slash-separated file path.
-	rel   string
-	scope *scope
-}
-
-// resolver confines the imports of one build to the workspace: generated
-// servers/ files, approved skills, the program's own files, and the virtual
-// modules. It is used from esbuild's goroutines concurrently.
-type resolver struct {
-	// ws is the workspace's real absolute path (symlinks evaluated).
-	ws     string
-	policy SkillPolicy
-
-	mu     sync.Mutex
-	scopes *scopeTable
-	grants map[string]grantResult
-}
-
-type grantResult struct {
-	grant SkillGrant
-	err   error
-}
-
-func newResolver(ws string, policy SkillPolicy) *resolver {
-	return &resolver{ws: ws, policy: policy, scopes: newScopeTable(), grants: map[string]grantResult{}}
+	rel string
 }
 
 // importError is an import that is refused or not found.
@@ -72,89 +49,100 @@ func (e *importError) Error() string {
 
 const (
 	programImportsHint = `programs may import "./servers/<server>/<tool>" (or "servers/..."), approved skills as "skills/<name>", their own files inside the workspace, "mcpcode:runtime" and "mcpcode:fs"`
-	skillImportsHint   = `skill code may import "servers/...", approved skills as "skills/<name>", its own files, "mcpcode:runtime" and "mcpcode:fs"`
+	skillImportsHint   = `skill code may import the tree as "servers/...", approved skills as "skills/<name>", the files of its own folder, "mcpcode:runtime" and "mcpcode:fs"`
 )
 
-func (r *resolver) deny(from *scope, spec, reason string) error {
+func (b *build) deny(spec, reason string) error {
 	hint := programImportsHint
-	if from.skill != "" {
+	if b.spec.skill != "" {
 		hint = skillImportsHint
 	}
 	return &importError{spec: spec, reason: reason, hint: hint}
 }
 
 // resolve decides where spec, imported by the file importer (workspace-
-// relative) in scope from, leads, or why it may not be imported.
-func (r *resolver) resolve(from *scope, importer, spec string) (resolution, error) {
+// relative), leads, or why it may not be imported.
+func (b *build) resolve(importer, spec string) (resolution, error) {
 	switch {
 	case spec == "mcpcode:runtime":
-		return resolution{virtual: "runtime", scope: from}, nil
+		return resolution{virtual: "runtime"}, nil
 	case spec == "mcpcode:fs":
-		return resolution{virtual: "fs", scope: from}, nil
+		return resolution{virtual: "fs"}, nil
 	case strings.HasPrefix(spec, "mcpcode:"):
-		return resolution{}, r.deny(from, spec, `the only mcpcode modules are "mcpcode:runtime" and "mcpcode:fs"`)
+		return resolution{}, b.deny(spec, `the only mcpcode modules are "mcpcode:runtime" and "mcpcode:fs"`)
 	case strings.ContainsAny(spec, "\x00\\"):
-		return resolution{}, r.deny(from, spec, "import paths use forward slashes and contain no NUL")
+		return resolution{}, b.deny(spec, "import paths use forward slashes and contain no NUL")
 	case strings.HasPrefix(spec, "node:") || isNodeBuiltin(spec):
-		return resolution{}, r.deny(from, spec, `Node built-in modules do not exist here: there is no filesystem, network, process or environment access (files under workspace/ are reachable through "mcpcode:fs")`)
+		return resolution{}, b.deny(spec, `Node built-in modules do not exist here: there is no filesystem, network, process or environment access (files under workspace/ are reachable through "mcpcode:fs")`)
 	case strings.Contains(spec, "://") || strings.HasPrefix(spec, "data:") || strings.HasPrefix(spec, "file:"):
-		return resolution{}, r.deny(from, spec, "URLs cannot be imported")
+		return resolution{}, b.deny(spec, "URLs cannot be imported")
 	case path.IsAbs(spec) || filepath.IsAbs(spec) || filepath.VolumeName(spec) != "":
-		return resolution{}, r.deny(from, spec, "absolute paths are not allowed")
+		return resolution{}, b.deny(spec, "absolute paths are not allowed")
 	}
 	var logical string
+	relative := spec == "." || spec == ".." || strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../")
 	switch {
-	case spec == "." || spec == ".." || strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../"):
+	case relative:
 		logical = path.Join(path.Dir(importer), spec)
 	case hasPathPrefix(spec, "servers") || hasPathPrefix(spec, "skills"):
 		logical = path.Clean(spec)
 	default:
-		return resolution{}, r.deny(from, spec, "npm packages and bare module names are not available")
+		return resolution{}, b.deny(spec, "npm packages and bare module names are not available")
 	}
 	if logical == ".." || strings.HasPrefix(logical, "../") {
-		return resolution{}, r.deny(from, spec, "it leads outside the workspace")
+		return resolution{}, b.deny(spec, "it leads outside the workspace")
+	}
+	// A skill's own folder first: a proposal's folder is hidden, and its
+	// files are the skill's own.
+	if sk := b.spec; sk.skill != "" && hasPathPrefix(logical, sk.folder) && logical != sk.folder {
+		return b.resolveOwn(spec, logical)
 	}
 	if reason := unimportable(logical); reason != "" {
-		return resolution{}, r.deny(from, spec, reason)
+		return resolution{}, b.deny(spec, reason)
 	}
-	// A skill that is not approved is explained by the policy, whether or
-	// not its files happen to exist.
-	if segs := strings.Split(logical, "/"); isSegment(segs[0], "skills") && len(segs) >= 2 {
-		r.mu.Lock()
-		_, err := r.grantLocked(segs[1])
-		r.mu.Unlock()
-		if err != nil {
-			return resolution{}, fmt.Errorf("import %q: %w", spec, err)
+	segs := strings.Split(logical, "/")
+	if isSegment(segs[0], "skills") {
+		return b.resolveSkill(spec, segs)
+	}
+	if b.spec.skill != "" && !isSegment(segs[0], "servers") {
+		reason := fmt.Sprintf("it is outside servers/ and skills/, and skill %q may import only reviewed code: the files of its own folder %s/", b.spec.skill, b.spec.folder)
+		if relative && (strings.Contains(spec, "servers/") || strings.Contains(spec, "skills/")) {
+			reason = fmt.Sprintf("relative paths from a skill lead from its own folder %s/; write the tree as \"servers/<server>/<tool>\" and skills as \"skills/<name>\"", b.spec.folder)
 		}
+		return resolution{}, b.deny(spec, reason)
 	}
 	candidates := importCandidates(logical)
 	for _, c := range candidates {
-		abs := filepath.Join(r.ws, filepath.FromSlash(c))
+		abs := filepath.Join(b.ws, filepath.FromSlash(c))
 		fi, err := os.Stat(abs)
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		rel, err := r.realRel(abs)
+		rel, err := b.realRel(abs)
 		if err != nil {
-			return resolution{}, r.deny(from, spec, err.Error())
+			return resolution{}, b.deny(spec, err.Error())
 		}
 		if rel != c {
 			if reason := unimportable(rel); reason != "" {
-				return resolution{}, r.deny(from, spec, "it is a symbolic link to "+rel+": "+reason)
+				return resolution{}, b.deny(spec, "it is a symbolic link to "+rel+": "+reason)
+			}
+			if hasPathPrefix(rel, "skills") {
+				return resolution{}, b.deny(spec, "it is a symbolic link into skills/: import a skill as skills/<name>")
 			}
 		}
 		if !slices.Contains(codeExtensions, path.Ext(rel)) {
-			return resolution{}, r.deny(from, spec, "only "+strings.Join(codeExtensions, ", ")+" files can be imported")
+			return resolution{}, b.deny(spec, "only "+strings.Join(codeExtensions, ", ")+" files can be imported")
 		}
-		sc, err := r.scopeOf(from, spec, rel)
-		if err != nil {
-			return resolution{}, err
-		}
-		return resolution{rel: rel, scope: sc}, nil
+		return resolution{rel: rel}, nil
 	}
-	if fi, err := os.Stat(filepath.Join(r.ws, filepath.FromSlash(logical))); err == nil && fi.Mode().IsRegular() {
-		return resolution{}, r.deny(from, spec, "only "+strings.Join(codeExtensions, ", ")+" files can be imported")
+	if fi, err := os.Stat(filepath.Join(b.ws, filepath.FromSlash(logical))); err == nil && fi.Mode().IsRegular() {
+		return resolution{}, b.deny(spec, "only "+strings.Join(codeExtensions, ", ")+" files can be imported")
 	}
+	return resolution{}, notFound(spec, logical, candidates)
+}
+
+// notFound is the error of an import that leads nowhere.
+func notFound(spec, logical string, candidates []string) error {
 	shown := candidates
 	if len(shown) > 3 {
 		shown = shown[:3]
@@ -163,65 +151,98 @@ func (r *resolver) resolve(from *scope, importer, spec string) (resolution, erro
 	if hasPathPrefix(logical, "servers") {
 		hint = "; list servers/ to see the tools there, or run `mcpcode gen` to generate the tree"
 	}
-	return resolution{}, fmt.Errorf("import %q: no such file in the workspace (looked for %s, ...)%s", spec, strings.Join(shown, ", "), hint)
+	return fmt.Errorf("import %q: no such file in the workspace (looked for %s, ...)%s", spec, strings.Join(shown, ", "), hint)
+}
+
+// resolveSkill resolves an import of skills/...: exactly skills/<name>,
+// an approved skill, which becomes a virtual module whose default export
+// calls the skill in a realm of its own.
+func (b *build) resolveSkill(spec string, segs []string) (resolution, error) {
+	if len(segs) < 2 {
+		return resolution{}, b.deny(spec, "skills/ holds one directory per skill: import a skill as skills/<name>")
+	}
+	name := segs[1]
+	if _, err := b.skills.grant(name); err != nil {
+		return resolution{}, fmt.Errorf("import %q: %w", spec, err)
+	}
+	if len(segs) > 2 {
+		return resolution{}, b.deny(spec, fmt.Sprintf("a skill runs in a realm of its own and only its default export can be imported: import it as \"skills/%s\"", name))
+	}
+	b.skills.use(name)
+	return resolution{virtual: "skill/" + name}, nil
+}
+
+// resolveOwn resolves an import inside a skill's own folder: from the
+// files its policy checked, or from disk without symbolic links.
+func (b *build) resolveOwn(spec, logical string) (resolution, error) {
+	candidates := importCandidates(logical)
+	for _, c := range candidates {
+		if b.spec.files != nil {
+			if _, ok := b.spec.files[strings.TrimPrefix(c, b.spec.folder+"/")]; ok {
+				return resolution{rel: c}, nil
+			}
+			continue
+		}
+		fi, err := b.root.Lstat(filepath.FromSlash(c))
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if err := noSymlinks(b.root, c); err != nil {
+			return resolution{}, b.deny(spec, err.Error())
+		}
+		return resolution{rel: c}, nil
+	}
+	if _, ok := b.skillFile(logical); ok {
+		return resolution{}, b.deny(spec, "only "+strings.Join(codeExtensions, ", ")+" files can be imported")
+	}
+	err := notFound(spec, logical, candidates)
+	if strings.Contains(spec, "servers/") || strings.Contains(spec, "skills/") {
+		err = fmt.Errorf("%w; relative paths from a skill lead from its own folder %s/: write the tree as \"servers/<server>/<tool>\" and skills as \"skills/<name>\"", err, b.spec.folder)
+	}
+	return resolution{}, err
+}
+
+// skillFile returns a file of the skill's own folder from the files its
+// policy checked; ok is false for other paths, and for every path when the
+// skill's files are read from disk.
+func (b *build) skillFile(rel string) ([]byte, bool) {
+	sk := b.spec
+	if sk.skill == "" || sk.files == nil || !strings.HasPrefix(rel, sk.folder+"/") {
+		return nil, false
+	}
+	data, ok := sk.files[strings.TrimPrefix(rel, sk.folder+"/")]
+	return data, ok
+}
+
+// noSymlinks refuses a workspace-relative path any of whose components is
+// a symbolic link: a skill's files are exactly the files in its folder.
+func noSymlinks(root *os.Root, rel string) error {
+	p := ""
+	for _, seg := range strings.Split(rel, "/") {
+		p = path.Join(p, seg)
+		fi, err := root.Lstat(filepath.FromSlash(p))
+		if err != nil {
+			return fmt.Errorf("cannot read %s: %v", p, unwrapPathError(err))
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symbolic link: symbolic links under skills/ are refused (replace it with the file itself)", p)
+		}
+	}
+	return nil
 }
 
 // realRel returns the workspace-relative real path of abs, refusing files
 // whose real location (after symlinks) is outside the workspace.
-func (r *resolver) realRel(abs string) (string, error) {
+func (b *build) realRel(abs string) (string, error) {
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return "", fmt.Errorf("cannot read it: %v", err)
 	}
-	rel, err := filepath.Rel(r.ws, real)
+	rel, err := filepath.Rel(b.ws, real)
 	if err != nil || !filepath.IsLocal(rel) {
 		return "", errors.New("it is a symbolic link to a file outside the workspace")
 	}
 	return filepath.ToSlash(rel), nil
-}
-
-// scopeOf returns the scope of the module at rel imported from scope from:
-// skills/<name>/... belongs to that skill (which must be approved);
-// servers/... stays in the importer's scope; other files are the program's
-// and may not be imported by skill code. Reserved names are compared
-// without case: on a case-insensitive file system Skills/ is skills/.
-func (r *resolver) scopeOf(from *scope, spec, rel string) (*scope, error) {
-	segs := strings.Split(rel, "/")
-	switch {
-	case isSegment(segs[0], "servers"):
-		return from, nil
-	case isSegment(segs[0], "skills"):
-		if len(segs) < 3 {
-			return nil, r.deny(from, spec, "skills/ holds one directory per skill: import a skill as skills/<name>")
-		}
-		name := segs[1]
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		sc, err := r.scopes.enter(from, name, r.grantLocked)
-		if err != nil {
-			return nil, fmt.Errorf("import %q: %w", spec, err)
-		}
-		return sc, nil
-	}
-	if from.skill != "" {
-		return nil, r.deny(from, spec, fmt.Sprintf("it is outside servers/ and skills/, and skill %q may import only reviewed code", from.skill))
-	}
-	return from, nil
-}
-
-// grantLocked asks the policy for a skill's grant once per build.
-func (r *resolver) grantLocked(name string) (SkillGrant, error) {
-	if g, ok := r.grants[name]; ok {
-		return g.grant, g.err
-	}
-	var g grantResult
-	if r.policy == nil {
-		g.err = fmt.Errorf("skills are not available here (no skill policy is configured), so skills/%s cannot be imported", name)
-	} else {
-		g.grant, g.err = r.policy.Skill(name)
-	}
-	r.grants[name] = g
-	return g.grant, g.err
 }
 
 // unimportable says why a workspace-relative path may never be imported, or

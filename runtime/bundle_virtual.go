@@ -1,66 +1,61 @@
 package runtime
 
-import (
-	"encoding/json"
-	"strings"
-)
+import "strconv"
 
-// The virtual modules are generated per build. They read the host object
-// (the wrapper's parameter, whose name is random per build) only at their top
-// level, never inside a function body, so that no function's source text
-// (Function.prototype.toString) reveals the name.
+// The virtual modules are generated per realm's bundle. They read the host
+// object (the wrapper's parameter, whose name is random per bundle) only at
+// their top level, never inside a function body, so that no function's
+// source text (Function.prototype.toString) reveals the name. Each realm
+// has one host object, bound to the realm's own grant: nothing in the code
+// says whose it is.
 
-const (
-	nsVirtual      = "mcpcode-virtual"
-	entrySpecifier = "mcpcode-entry:program"
-)
+const entrySpecifier = "mcpcode-entry:program"
 
-// entryModule imports the program and hands its default export to the host.
+// entryModule imports the realm's entry and hands its default export to the
+// host.
 func entryModule(host string) string {
 	return `import * as __mcpcode_program from "` + entrySpecifier + `";
 ` + host + `.main(__mcpcode_program.default);
 `
 }
 
-// runtimeModule is "mcpcode:runtime" for one scope: its callMCPTool is the
-// host's call function bound to the scope (a distinctive, random symbol so
-// that static analysis finds every use after esbuild's renaming).
-func runtimeModule(host string, sc *scope) string {
-	var b strings.Builder
-	b.WriteString("const " + sc.callName + " = " + host + ".caller(" + scopeLiteral(sc) + ");\n")
-	b.WriteString("export const ToolError = " + host + ".ToolError;\n")
-	b.WriteString("export { " + sc.callName + " as callMCPTool };\n")
-	return b.String()
+// runtimeModule is "mcpcode:runtime" of one realm: its callMCPTool is the
+// host's call function of the realm (a distinctive, random symbol so that
+// static analysis finds every use after esbuild's renaming).
+func runtimeModule(host, callName string) string {
+	return "const " + callName + " = " + host + ".caller();\n" +
+		"export const ToolError = " + host + ".ToolError;\n" +
+		"export { " + callName + " as callMCPTool };\n"
 }
 
-// scopeLiteral is the scope descriptor a virtual module hands the host:
-// null for the program's own scope.
-func scopeLiteral(sc *scope) string {
-	if sc.skill == "" {
-		return "null"
-	}
-	b, _ := json.Marshal(scopeDescriptor{Skill: sc.skill, Skills: sc.skills, Write: sc.write})
-	return string(b)
+// skillModule is "skills/<name>" as the importing realm sees it: its
+// default export calls the skill, in a realm of its own, with one JSON
+// input, and resolves to the skill's JSON result.
+func skillModule(host, name string) string {
+	return "export default " + host + ".skill(" + strconv.Quote(name) + ");\n"
 }
 
-// fsModule is "mcpcode:fs" for one scope: in a skill's scope without a
+// fsModule is "mcpcode:fs" of one realm: in the realm of a skill without a
 // write grant, its functions that change files reject.
-func fsModule(host string, sc *scope) string {
-	var b strings.Builder
-	b.WriteString("const __mcpcode_fs = " + host + ".fs(" + scopeLiteral(sc) + ");\n")
+func fsModule(host string) string {
+	s := "const __mcpcode_fs = " + host + ".fs();\n"
 	for _, name := range fsFunctionNames {
-		b.WriteString("export const " + name + " = __mcpcode_fs." + name + ";\n")
+		s += "export const " + name + " = __mcpcode_fs." + name + ";\n"
 	}
-	return b.String()
+	return s
 }
 
-// scopeDescriptor tells the host which skill a call function or a
-// "mcpcode:fs" module is bound to. It is embedded in the bundle at build
-// time, with the grants as they were then.
+// scopeDescriptor says whose code a realm runs: the skill (innermost of a
+// chain of skills calling skills), the grants of every skill in the chain,
+// and whether all of them grant write. The program's own realm has none.
 type scopeDescriptor struct {
 	Skill  string   `json:"skill"`
 	Skills []string `json:"skills"`
 	Write  bool     `json:"write"`
+	// chain are the skills from the outermost caller to this one, and
+	// tools, for each, the tools it may call.
+	chain []string
+	tools [][]string
 }
 
 // fsFunctionNames are the exports of "mcpcode:fs" (see mcpcode.d.ts).

@@ -3,13 +3,17 @@
 //
 // Bundle turns a program (TypeScript or JavaScript) into one script with
 // esbuild, behind a resolver that confines imports to the workspace's
-// servers/ and approved skills/ trees and the virtual modules
-// "mcpcode:runtime" and "mcpcode:fs" (both bound to the importing code's
-// scope: a skill without a write grant can neither call tools that are not
-// read-only nor change workspace files), after a pre-check of every file's
-// size and nesting. Run executes a bundled Program in a fresh, sandboxed
-// goja VM with a small event loop of its own, bridges callMCPTool to an
-// mcptool.Caller, and enforces the run's Limits.
+// servers/ tree, approved skills and the virtual modules "mcpcode:runtime"
+// and "mcpcode:fs", after a pre-check of every file's size and nesting;
+// every approved skill the program reaches is bundled into a script of its
+// own. Run executes a bundled Program in a fresh, sandboxed goja VM with a
+// small event loop of its own, bridges callMCPTool to an mcptool.Caller,
+// and enforces the run's Limits. Each call of a skill runs in a goja
+// runtime (realm) of its own, on the same loop: a function from a JSON
+// input (serialised by the host from a snapshot, and validated against the
+// skill's schema) to a JSON result, whose tool calls and file writes are
+// checked against its own grant (the tools it was approved for; write or
+// not), so that nothing of one realm is reachable from another.
 //
 // Both work in the caller's process, which suits trusted programs
 // (isolation "none"). Untrusted source goes to runtime/worker, which bundles

@@ -14,6 +14,8 @@ import (
 type hostError struct {
 	kind  string
 	limit string
+	// server and tool are a ToolError's, carried to a skill's caller.
+	server, tool string
 }
 
 // classify turns an error from the VM into a RunError.
@@ -72,7 +74,7 @@ func (r *run) fromThrown(v goja.Value) (out *RunError) {
 			stack = cleanStack(st.String())
 		}
 		if he, ok := r.hostErrors[obj]; ok {
-			return &RunError{Kind: he.kind, Limit: he.limit, Message: msg, Stack: stack}
+			return &RunError{Kind: he.kind, Limit: he.limit, Message: msg, Stack: stack, server: he.server, tool: he.tool}
 		}
 		if r.isError(obj) {
 			name := r.dataText(obj, "name")

@@ -124,13 +124,12 @@ func describe(op, p string, err error) error {
 var fsWrites = map[string]bool{"writeFile": true, "appendFile": true, "rm": true, "writeJSON": true}
 
 // installFS puts on the host object the function that makes "mcpcode:fs"
-// for a scope (the scope descriptor the bundler embedded; null is the
-// program's own): its file functions each return a promise, as declared in
-// mcpcode.d.ts.
+// for the realm's scope: its file functions each return a promise, as
+// declared in mcpcode.d.ts.
 func (r *run) installFS(host *goja.Object) error {
 	fns := r.fsFunctions()
-	return host.Set("fs", func(call goja.FunctionCall) goja.Value {
-		return r.fsObject(r.scopeDescriptor(call.Argument(0)), fns)
+	return host.Set("fs", func(goja.FunctionCall) goja.Value {
+		return r.fsObject(r.scope, fns)
 	})
 }
 

@@ -275,14 +275,18 @@ func TestCallArgumentsAreChecked(t *testing.T) {
 	tests := []struct {
 		name, call, want string
 	}{
-		{name: "toJSON returning a string", call: `callMCPTool("slack", "getDeployment", { toJSON() { return "x"; } } as any)`,
-			want: "returned: validation: invalid arguments for slack.getDeployment (nothing was sent): /: the arguments must be an object (its JSON is a string: check its toJSON method)"},
-		{name: "toJSON returning an array", call: `callMCPTool("slack", "getDeployment", { toJSON() { return [1]; } } as any)`,
-			want: "returned: validation: invalid arguments for slack.getDeployment (nothing was sent): /: the arguments must be an object (its JSON is an array: check its toJSON method)"},
+		{name: "an array", call: `callMCPTool("slack", "getDeployment", [1] as any)`,
+			want: "returned: validation: invalid arguments for slack.getDeployment (nothing was sent): /: the arguments must be an object"},
 		{name: "a date", call: `callMCPTool("slack", "getDeployment", new Date(0) as any)`,
-			want: "returned: validation: invalid arguments for slack.getDeployment (nothing was sent): /: the arguments must be an object (its JSON is a string: check its toJSON method)"},
+			want: "returned: validation: invalid arguments for slack.getDeployment (nothing was sent): /: the arguments must be an object (got a Date)"},
 		{name: "revoked Proxy as arguments", call: `callMCPTool("slack", "getDeployment", revoked())`,
-			want: "returned: validation: invalid arguments for slack.getDeployment (nothing was sent): /: the arguments cannot be converted to JSON: [object]"},
+			want: "returned: validation: invalid arguments for slack.getDeployment (nothing was sent): /: the arguments are a Proxy, whose traps mcpcode does not run: pass a plain object"},
+		{name: "a getter", call: `callMCPTool("slack", "getDeployment", { get id() { return "x"; } } as any)`,
+			want: "returned: validation: invalid arguments for slack.getDeployment (nothing was sent): /id: a getter or setter, which mcpcode does not run: pass plain data"},
+		{name: "a cycle", call: `callMCPTool("slack", "getDeployment", (() => { const o: any = { a: [1] }; o.a.push(o); return o; })())`,
+			want: "returned: validation: invalid arguments for slack.getDeployment (nothing was sent): /a/1: the value contains itself (a cycle), which JSON cannot hold"},
+		{name: "a BigInt", call: `callMCPTool("slack", "getDeployment", { n: 1n } as any)`,
+			want: "returned: validation: invalid arguments for slack.getDeployment (nothing was sent): /n: a BigInt has no JSON form: convert it with String() or Number()"},
 		{name: "revoked Proxy as the server", call: `callMCPTool(revoked() as any, "getDeployment", {})`,
 			want: "returned: validation: callMCPTool(server, tool, args): server and tool must be strings"},
 		{name: "revoked Proxy as the tool", call: `callMCPTool("slack", revoked() as any, {})`,
@@ -407,13 +411,40 @@ func TestReservedNamesIgnoreCase(t *testing.T) {
 			t.Errorf("unimportable(%q) = \"\", want a reason", rel)
 		}
 	}
-	r := newResolver(t.TempDir(), fakePolicy{"x": {}})
-	prog := r.scopes.program()
-	sc, err := r.scopeOf(prog, "./Skills/x/x.ts", "Skills/x/x.ts")
-	if err != nil || sc.skill != "x" {
-		t.Errorf("scope of Skills/x/x.ts = %+v, %v; want skill x's scope", sc, err)
+	b := &build{ws: t.TempDir(), spec: &realmSpec{entry: "prog.ts"}, skills: newSkillTable(fakePolicy{"x": {}})}
+	r, err := b.resolve("prog.ts", "./Skills/x")
+	if err != nil || r.virtual != "skill/x" {
+		t.Errorf("./Skills/x = %+v, %v; want skill x", r, err)
 	}
-	if _, err := r.scopeOf(prog, "./SKILLS/y/y.ts", "SKILLS/y/y.ts"); err == nil || !strings.Contains(err.Error(), `skill "y" is not approved`) {
-		t.Errorf("SKILLS/y/y.ts: error = %v, want the approval check", err)
+	if _, err := b.resolve("prog.ts", "./SKILLS/y"); err == nil || !strings.Contains(err.Error(), `skill "y" is not approved`) {
+		t.Errorf("./SKILLS/y: error = %v, want the approval check", err)
+	}
+}
+
+// TestArgumentsAreASnapshot: the host serialises a call's arguments from
+// their own data; no toJSON (own or inherited), getter on a prototype,
+// valueOf or Proxy of the program's runs or changes them.
+func TestArgumentsAreASnapshot(t *testing.T) {
+	fc := newFakeCaller()
+	src := `import { callMCPTool } from "mcpcode:runtime";
+let ran = 0;
+Object.defineProperty(Object.prototype, "toJSON", { configurable: true, get() { ran++; return () => ({ id: "evil" }); } });
+Object.defineProperty(Object.prototype, "id", { configurable: true, get() { ran++; return "evil"; } });
+const n = new Number(7);
+(n as any).valueOf = () => { ran++; return 666; };
+await callMCPTool("slack", "getDeployment", {
+  id: "d1", toJSON() { ran++; return { id: "evil" }; }, when: new Date(0), n, s: new String("x"),
+  list: [1, undefined, () => 1, NaN, Infinity, -0], nested: { u: undefined, k: "v", "a/b": [] },
+});
+export default ran;`
+	res := runSource(t, src, RunOptions{Caller: fc})
+	mustOK(t, res)
+	if string(res.Result) != "0" {
+		t.Errorf("program code ran %s times while the arguments were serialised", res.Result)
+	}
+	calls := fc.callList()
+	want := `{"id":"d1","when":"1970-01-01T00:00:00.000Z","n":7,"s":"x","list":[1,null,null,null,null,0],"nested":{"k":"v","a/b":[]}}`
+	if len(calls) != 1 || calls[0].Args != want {
+		t.Errorf("arguments sent:\n%v\nwant %s", calls, want)
 	}
 }

@@ -45,7 +45,13 @@ func (p fakePolicy) Skill(name string) (SkillGrant, error) {
 	return g, nil
 }
 
-var defaultPolicy = fakePolicy{"pending-orders": {}, "order-writer": {Write: true}}
+// The fixture's skills, approved for the tools they call (order-writer's
+// through pending-orders included).
+var (
+	pendingTools    = []string{"google-drive.getSheet", "salesforce.updateRecord"}
+	defaultPolicy   = fakePolicy{"pending-orders": {Tools: pendingTools}, "order-writer": {Write: true, Tools: pendingTools}}
+	readOnlyPending = SkillGrant{Tools: pendingTools}
+)
 
 // bundleSource bundles program text named prog.ts at the workspace root.
 func bundleSource(t testing.TB, ws, src string) *Program {

@@ -42,8 +42,14 @@ func (l *eventLoop) post(fn func() error) {
 	}
 }
 
-// pending is the number of things the program still waits for.
-func (l *eventLoop) pending() int { return l.callsInFlight + len(l.timerByID) }
+// pending is the number of things the program still waits for: calls in
+// flight, timers, and work queued (a skill's call about to start, say).
+func (l *eventLoop) pending() int {
+	l.mu.Lock()
+	queued := len(l.queue)
+	l.mu.Unlock()
+	return l.callsInFlight + len(l.timerByID) + queued
+}
 
 // step runs queued completions, or due timers, or waits for either until
 // stop is closed. It returns the first error a callback returns (an

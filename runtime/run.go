@@ -3,9 +3,11 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -111,16 +113,48 @@ type vmOutcome struct {
 	err   *RunError
 }
 
-// run is the state of one run.
+// run is one realm of a run: a goja runtime with its own globals, host
+// object and grant. The program's own code runs in the first realm; each
+// call of a skill creates another (skill.go). What the realms share (the
+// event loop, the limits, the logs, the tool calls, the workspace files)
+// is the runShared they point to; only JSON text passes between realms.
 type run struct {
+	*runShared
+
+	vm   *goja.Runtime
+	intr *intrinsics
+	host *goja.Object
+	// scope says whose code the realm runs: nil for the program's own.
+	scope *scopeDescriptor
+	// depth is how many skill calls deep the realm is (0: the program).
+	depth int
+
+	// VM goroutine only:
+	hostErrors map[*goja.Object]hostError // error objects the host created
+	// finished is set once the realm's work is over and its result or
+	// error is being read: from then on nothing new may start in it.
+	finished   bool
+	exported   goja.Value
+	rejections []*goja.Promise
+	rejected   map[*goja.Promise]bool
+	// timers are the realm's pending timers, cleared when a skill's call
+	// settles.
+	timers map[int64]bool
+	// onFail fails the skill call a skill's realm runs, until it settles;
+	// nil in the program's realm.
+	onFail func(*RunError)
+	// inFlight counts the realm's tool calls in flight: a finished skill's
+	// realm can run code until they are settled.
+	inFlight int
+}
+
+// runShared is what every realm of one run shares.
+type runShared struct {
 	prog *Program
 	opts RunOptions
 	lim  Limits
 	ctx  context.Context
 
-	vm      *goja.Runtime
-	intr    *intrinsics
-	host    *goja.Object
 	loop    *eventLoop
 	logs    *logBuffer
 	calls   *callBook
@@ -128,43 +162,54 @@ type run struct {
 	fs      *workspaceFS
 
 	// VM goroutine only:
-	hostErrors   map[*goja.Object]hostError // error objects the host created
 	callsStarted int
-	// finished is set once the program's work is over and its result or
-	// error is being read: from then on nothing new may start.
-	finished   bool
-	exported   goja.Value
-	rejections []*goja.Promise
-	rejected   map[*goja.Promise]bool
 
 	stopOnce sync.Once
 	stopC    chan struct{}
 	stopErr  atomic.Pointer[RunError]
+
+	realmsMu sync.Mutex
+	vms      []*goja.Runtime
+	compiled map[string]*goja.Program // skills' code arrived as JSON
 }
 
 func newRun(ctx context.Context, p *Program, opts RunOptions, lim Limits) (*run, error) {
-	vm, intr, err := newSandboxVM(lim.MaxStackDepth)
-	if err != nil {
-		return nil, err
-	}
 	caller := opts.Caller
 	if caller == nil {
 		caller = noCaller{}
 	}
-	r := &run{
+	s := &runShared{
 		prog: p, opts: opts, lim: lim, ctx: ctx,
-		vm: vm, intr: intr,
-		loop:       newEventLoop(),
-		logs:       &logBuffer{max: lim.MaxOutput},
-		calls:      &callBook{},
-		catalog:    newToolCatalog(caller),
-		fs:         &workspaceFS{},
-		hostErrors: map[*goja.Object]hostError{},
-		rejected:   map[*goja.Promise]bool{},
-		stopC:      make(chan struct{}),
+		loop:    newEventLoop(),
+		logs:    &logBuffer{max: lim.MaxOutput},
+		calls:   &callBook{},
+		catalog: newToolCatalog(caller),
+		fs:      &workspaceFS{},
+		stopC:   make(chan struct{}),
 	}
 	if opts.Workspace != "" {
-		r.fs.dir = filepath.Join(opts.Workspace, "workspace")
+		s.fs.dir = filepath.Join(opts.Workspace, "workspace")
+	}
+	return s.newRealm(nil, 0)
+}
+
+// newRealm makes a fresh realm with the given scope (nil: the program's).
+func (s *runShared) newRealm(scope *scopeDescriptor, depth int) (*run, error) {
+	vm, intr, err := newSandboxVM(s.lim.MaxStackDepth)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{
+		runShared: s, vm: vm, intr: intr, scope: scope, depth: depth,
+		hostErrors: map[*goja.Object]hostError{},
+		rejected:   map[*goja.Promise]bool{},
+		timers:     map[int64]bool{},
+	}
+	s.realmsMu.Lock()
+	s.vms = append(s.vms, vm)
+	s.realmsMu.Unlock()
+	if e := s.stopErr.Load(); e != nil {
+		vm.Interrupt(e) // stopped while it was being made
 	}
 	vm.SetPromiseRejectionTracker(r.trackRejection)
 	if err := r.installConsole(); err != nil {
@@ -181,11 +226,17 @@ func newRun(ctx context.Context, p *Program, opts RunOptions, lim Limits) (*run,
 
 // installHost builds the host object the bundle's wrapper receives. Only
 // the virtual modules' top-level code reads it; nothing of it is global.
+// Everything on it is bound to this realm and its scope.
 func (r *run) installHost() error {
 	host := r.vm.CreateObject(nil)
 	r.host = host
-	if err := host.Set("caller", func(call goja.FunctionCall) goja.Value {
-		return r.vm.ToValue(r.newCaller(r.scopeDescriptor(call.Argument(0))))
+	if err := host.Set("caller", func(goja.FunctionCall) goja.Value {
+		return r.vm.ToValue(r.newCaller())
+	}); err != nil {
+		return err
+	}
+	if err := host.Set("skill", func(call goja.FunctionCall) goja.Value {
+		return r.skillFunction(primitiveText(call.Argument(0)))
 	}); err != nil {
 		return err
 	}
@@ -201,28 +252,31 @@ func (r *run) installHost() error {
 	return r.installFS(host)
 }
 
-// scopeDescriptor reads the scope literal the bundler embedded; null is the
-// program's own scope.
-func (r *run) scopeDescriptor(v goja.Value) *scopeDescriptor {
-	obj, ok := v.(*goja.Object)
-	if !ok {
-		return nil
+// release forgets a skill's realm that can run no more code (finished,
+// with nothing in flight), so that a run calling a skill many times does
+// not keep every realm.
+func (r *run) release() {
+	if r.scope == nil || !r.finished || r.inFlight > 0 {
+		return
 	}
-	d := &scopeDescriptor{Skill: obj.Get("skill").String(), Write: obj.Get("write").ToBoolean()}
-	if list, ok := obj.Get("skills").Export().([]any); ok {
-		for _, s := range list {
-			d.Skills = append(d.Skills, fmt.Sprint(s))
-		}
+	r.realmsMu.Lock()
+	defer r.realmsMu.Unlock()
+	if i := slices.Index(r.vms, r.vm); i >= 0 {
+		r.vms = slices.Delete(r.vms, i, i+1)
 	}
-	return d
 }
 
-// stop ends the run with e: the VM is interrupted and the loop woken.
-func (r *run) stop(e *RunError) {
-	r.stopOnce.Do(func() {
-		r.stopErr.Store(e)
-		r.vm.Interrupt(e)
-		close(r.stopC)
+// stop ends the run with e: every realm's VM is interrupted and the loop
+// woken.
+func (s *runShared) stop(e *RunError) {
+	s.stopOnce.Do(func() {
+		s.stopErr.Store(e)
+		s.realmsMu.Lock()
+		for _, vm := range s.vms {
+			vm.Interrupt(e)
+		}
+		s.realmsMu.Unlock()
+		close(s.stopC)
 	})
 }
 
@@ -237,7 +291,7 @@ func (r *run) stopAndWait(done <-chan vmOutcome, e *RunError) vmOutcome {
 	}
 }
 
-func (r *run) limitError(limit string) *RunError {
+func (r *runShared) limitError(limit string) *RunError {
 	return &RunError{Kind: KindLimit, Limit: limit, Message: r.lim.limitMessage(limit)}
 }
 
@@ -263,19 +317,34 @@ func (r *run) vmMain() (out vmOutcome) {
 			return vmOutcome{err: &RunError{Kind: KindBundle, Message: "the program cannot be compiled: " + err.Error()}}
 		}
 	}
+	top, err := r.start(compiled)
+	if err != nil {
+		return vmOutcome{err: r.runError(err)}
+	}
+	return r.drive(top)
+}
+
+// start runs a realm's bundle: its wrapper's top-level code, whose
+// (promise) value it returns. The error is the VM's, or a *RunError.
+func (r *run) start(compiled *goja.Program) (goja.Value, error) {
 	wrapper, err := r.vm.RunProgram(compiled)
 	if err != nil {
-		return vmOutcome{err: r.classify(err)}
+		return nil, err
 	}
 	fn, ok := goja.AssertFunction(wrapper)
 	if !ok {
-		return vmOutcome{err: &RunError{Kind: KindBundle, Message: "the program was not bundled by this version of mcpcode"}}
+		return nil, &RunError{Kind: KindBundle, Message: "the program was not bundled by this version of mcpcode"}
 	}
-	top, err := fn(goja.Undefined(), r.host)
-	if err != nil {
-		return vmOutcome{err: r.classify(err)}
+	return fn(goja.Undefined(), r.host)
+}
+
+// runError is err as a RunError: one already, or classified.
+func (r *run) runError(err error) *RunError {
+	var re *RunError
+	if !isUncatchable(err) && errors.As(err, &re) {
+		return re
 	}
-	return r.drive(top)
+	return r.classify(err)
 }
 
 // drive runs the event loop until the top-level code and the default
@@ -301,7 +370,7 @@ func (r *run) drive(top goja.Value) vmOutcome {
 					break
 				}
 				topDone = true
-				v, err := r.callDefault()
+				v, err := r.callDefault(r.opts.Input)
 				if err != nil {
 					return vmOutcome{err: r.classify(err)}
 				}
@@ -324,7 +393,7 @@ func (r *run) drive(top goja.Value) vmOutcome {
 			break
 		}
 		if err := r.loop.step(r.stopC); err != nil {
-			return vmOutcome{err: r.classify(err)}
+			return vmOutcome{err: r.classifyLoop(err)}
 		}
 	}
 	r.finished = true
@@ -363,7 +432,7 @@ func (r *run) checkResult(s string) vmOutcome {
 
 // callDefault returns the default export, called with the input when it is
 // a function.
-func (r *run) callDefault() (goja.Value, error) {
+func (r *run) callDefault(in json.RawMessage) (goja.Value, error) {
 	v := r.exported
 	if v == nil {
 		return goja.Undefined(), nil
@@ -372,10 +441,10 @@ func (r *run) callDefault() (goja.Value, error) {
 	if !ok {
 		return v, nil
 	}
-	if r.opts.Input == nil {
+	if in == nil {
 		return fn(goja.Undefined())
 	}
-	input, err := r.intr.parse(goja.Undefined(), r.vm.ToValue(string(r.opts.Input)))
+	input, err := r.intr.parse(goja.Undefined(), r.vm.ToValue(string(in)))
 	if err != nil {
 		if isUncatchable(err) {
 			return nil, err
@@ -447,6 +516,11 @@ func (r *run) reportRejections(ignore map[*goja.Promise]bool) {
 
 // result assembles the Result.
 func (r *run) result(out vmOutcome, start time.Time) *Result {
+	if e := out.err; e != nil && (e.server != "" || e.tool != "") {
+		plain := *e
+		plain.server, plain.tool = "", ""
+		out.err = &plain
+	}
 	logs, omitted := r.logs.snapshot(r.lim)
 	calls, bytes := r.calls.snapshot()
 	res := &Result{

@@ -74,7 +74,7 @@ func TestSkillScopes(t *testing.T) {
 			msg:   `["order-0","order-3"]`,
 		},
 	}
-	policy := fakePolicy{"pending-orders": {}, "order-writer": {Write: true}, "reader": {}}
+	policy := fakePolicy{"pending-orders": readOnlyPending, "order-writer": {Write: true, Tools: pendingTools}, "reader": {Tools: pendingTools}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -143,7 +143,7 @@ export default async function escape(): Promise<string[]> {
 	src := `import { updateRecord } from "servers/salesforce/updateRecord";
 import escape from "skills/escape";
 export default await escape();`
-	p, err := Bundle(BundleOptions{Workspace: ws, Entry: "prog.ts", Source: []byte(src), Skills: fakePolicy{"escape": {}}})
+	p, err := Bundle(BundleOptions{Workspace: ws, Entry: "prog.ts", Source: []byte(src), Skills: fakePolicy{"escape": {Tools: []string{"salesforce.updateRecord"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,8 @@ export default await escape();`
 	if err := json.Unmarshal(res.Result, &found); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"arguments here: undefined", "refused: permission"}
+	// A skill is called with its JSON input ({} when none is given).
+	want := []string{"arguments here: object", "refused: permission"}
 	if strings.Join(found, "\n") != strings.Join(want, "\n") {
 		t.Errorf("escape attempts found:\n%s\nwant\n%s", strings.Join(found, "\n"), strings.Join(want, "\n"))
 	}
@@ -186,7 +187,7 @@ func TestSkillScopeReachesTheCaller(t *testing.T) {
 	t.Parallel()
 	ws := newWorkspace(t, nil)
 	p, err := Bundle(BundleOptions{Workspace: ws, Entry: "prog.ts", Source: []byte(scopeProgram),
-		Skills: fakePolicy{"pending-orders": {}, "order-writer": {Write: true}}})
+		Skills: defaultPolicy})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,14 +37,19 @@ func (r *run) installTimers() error {
 		if len(call.Arguments) > 2 {
 			extra = append(extra, call.Arguments[2:]...)
 		}
-		id := r.loop.addTimer(d, func() error {
+		var id int64
+		id = r.loop.addTimer(d, func() error {
+			delete(r.timers, id)
 			_, err := fn(goja.Undefined(), extra...)
-			return err
+			return r.loopError(err)
 		})
+		r.timers[id] = true
 		return r.vm.ToValue(id)
 	}
 	clearTimeout := func(call goja.FunctionCall) goja.Value {
-		if id := call.Argument(0); !goja.IsUndefined(id) && !goja.IsNull(id) {
+		if id := call.Argument(0); !goja.IsUndefined(id) && !goja.IsNull(id) && r.timers[id.ToInteger()] {
+			// Only the realm's own timers: ids are counted run-wide.
+			delete(r.timers, id.ToInteger())
 			r.loop.clearTimer(id.ToInteger())
 		}
 		return goja.Undefined()

@@ -18,8 +18,9 @@ const internalScriptName = "mcpcode:internal"
 
 // internalSource defines, in a fresh VM and before any program code runs,
 // the ToolError class and the intrinsics the host needs, captured so that
-// a program replacing JSON.stringify, JSON.parse, Promise.resolve or
-// Object.prototype's setters cannot change them. ToolError defines its
+// a program replacing JSON.stringify, JSON.parse, Promise.resolve,
+// Promise.prototype.then, Function.prototype.call or Object.prototype's
+// setters cannot change them. ToolError defines its
 // fields rather than assigning them, so that no setter a program puts on a
 // prototype runs when the host builds one.
 const internalSource = `(function () {
@@ -41,6 +42,10 @@ const internalSource = `(function () {
   const stringify = JSON.stringify;
   const parse = JSON.parse;
   const resolve = Promise.resolve.bind(Promise);
+  const callThen = Function.prototype.call.bind(Promise.prototype.then);
+  const stringValue = Function.prototype.call.bind(String.prototype.valueOf);
+  const numberValue = Function.prototype.call.bind(Number.prototype.valueOf);
+  const booleanValue = Function.prototype.call.bind(Boolean.prototype.valueOf);
   const from = Array.from;
   const bigintToString = (k, v) => typeof v === "bigint" ? v.toString() : v;
   return {
@@ -56,6 +61,8 @@ const internalSource = `(function () {
     },
     accessor: accessor,
     resolve: (v) => resolve(v),
+    then: (p, onFulfilled, onRejected) => { callThen(p, onFulfilled, onRejected); },
+    unbox: (o, c) => c === "String" ? stringValue(o) : c === "Number" ? numberValue(o) : booleanValue(o),
   };
 })()`
 
@@ -92,6 +99,13 @@ type intrinsics struct {
 	accessor *goja.Object
 	// resolve is Promise.resolve: it adopts a thenable as await does.
 	resolve goja.Callable
+	// then is Promise.prototype.then as the realm had it before any code
+	// ran: then(promise, onFulfilled, onRejected).
+	then goja.Callable
+	// unbox(object, className) is the primitive in a String, Number or
+	// Boolean object, read by the built-in valueOf (no valueOf or toString
+	// a program defined runs).
+	unbox goja.Callable
 }
 
 // newSandboxVM returns a fresh VM with nothing of the host reachable:
@@ -136,7 +150,7 @@ func newSandboxVM(maxStack int) (*goja.Runtime, *intrinsics, error) {
 	for name, dst := range map[string]*goja.Callable{
 		"parse": &in.parse, "stringify": &in.stringify, "stringifyResult": &in.stringifyResult,
 		"stringifyIndented": &in.stringifyIndented, "entries": &in.entries,
-		"ownData": &in.ownData, "resolve": &in.resolve,
+		"ownData": &in.ownData, "resolve": &in.resolve, "then": &in.then, "unbox": &in.unbox,
 	} {
 		fn, ok := goja.AssertFunction(obj.Get(name))
 		if !ok {

@@ -50,7 +50,13 @@ func (p fakePolicy) Skill(name string) (runtime.SkillGrant, error) {
 	return g, nil
 }
 
-var defaultPolicy = fakePolicy{"pending-orders": {}, "order-writer": {Write: true}}
+// The fixture's skills, approved for the tools they call (order-writer's
+// through pending-orders included).
+var (
+	pendingTools  = []string{"google-drive.getSheet", "salesforce.updateRecord"}
+	defaultPolicy = fakePolicy{"pending-orders": {Tools: pendingTools}, "order-writer": {Write: true, Tools: pendingTools},
+		"reader": {Write: true, Tools: []string{"google-drive.getSheet"}}}
+)
 
 // source is program text named prog.ts at the workspace root, with the
 // fixture's skill policy (the test workers use the same).

@@ -136,6 +136,7 @@ var claims = []*mcptool.Scope{
 	{Skill: "pending-orders", Write: true}, // approved, not granted write
 	{Skill: "made-up", Write: true},        // no such skill
 	{Skill: "order-writer", Write: true},   // granted write: the claim is true
+	{Skill: "reader", Write: true},         // approved, but not for updateRecord
 	{Skill: "", Write: true},               // the program's own code
 	nil,                                    // no scope
 }

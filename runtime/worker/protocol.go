@@ -74,6 +74,8 @@ type bundleJob struct {
 	// parent's filesystem). []byte, not string: JSON strings cannot carry
 	// text that is not valid UTF-8 unchanged.
 	Source []byte `json:"source"`
+	// Skill bundles the entry as that skill's code (runtime.BundleOptions).
+	Skill string `json:"skill,omitempty"`
 }
 
 // rawResult announces the bytes of a tool's result that follow a reply's

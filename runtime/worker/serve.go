@@ -102,7 +102,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) 
 
 // options is the job as runtime.BundleOptions, with the worker's policy.
 func (b *bundleJob) options(opts ServeOptions) runtime.BundleOptions {
-	bo := runtime.BundleOptions{Workspace: b.Workspace, Entry: b.Entry, Source: b.Source}
+	bo := runtime.BundleOptions{Workspace: b.Workspace, Entry: b.Entry, Source: b.Source, Skill: b.Skill}
 	if opts.Skills != nil {
 		bo.Skills = opts.Skills(b.Workspace)
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -107,7 +108,7 @@ func (p *Pool) Bundle(ctx context.Context, b runtime.BundleOptions) (*runtime.Pr
 
 // newBundleJob is b as the worker gets it: absolute paths, no policy.
 func newBundleJob(b runtime.BundleOptions) (*bundleJob, error) {
-	j := &bundleJob{Workspace: b.Workspace, Entry: b.Entry, Source: b.Source}
+	j := &bundleJob{Workspace: b.Workspace, Entry: b.Entry, Source: b.Source, Skill: b.Skill}
 	for _, p := range []*string{&j.Workspace, &j.Entry} {
 		if *p == "" || filepath.IsAbs(*p) {
 			continue
@@ -202,10 +203,10 @@ type session struct {
 	policy runtime.SkillPolicy
 
 	grantMu sync.Mutex
-	// writes caches, per skill, whether the policy grants it write: one
-	// answer for the whole run, as in-process, where grants are read when
-	// the program is bundled.
-	writes map[string]bool
+	// grants caches, per skill, the policy's grant (nil: none): one answer
+	// for the whole run, as in-process, where grants are read when the
+	// program is bundled.
+	grants map[string]*runtime.SkillGrant
 }
 
 func newSession(w *proc, caller mcptool.Caller, policy runtime.SkillPolicy, lim runtime.Limits) *session {
@@ -224,27 +225,47 @@ func (s *session) scoped(ctx context.Context, claim *mcptool.Scope) context.Cont
 	if claim == nil || claim.Skill == "" {
 		return ctx
 	}
-	sc := mcptool.Scope{Skill: claim.Skill, Write: claim.Write && s.grantsWrite(claim.Skill)}
+	g := s.grant(claim.Skill)
+	sc := mcptool.Scope{Skill: claim.Skill, Write: claim.Write && g != nil && g.Write}
 	return mcptool.WithScope(ctx, sc)
 }
 
-// grantsWrite reports whether the workspace's policy grants skill write.
-func (s *session) grantsWrite(skill string) bool {
+// refused says why the parent refuses a call the worker claims a skill
+// makes: the tool is not among those the policy says the skill was
+// approved for (the worker refuses such calls itself; this holds even if
+// it does not). "" lets the call through, as does a session without a
+// policy, which can check nothing.
+func (s *session) refused(claim *mcptool.Scope, server, tool string) string {
+	if claim == nil || claim.Skill == "" || s.policy == nil {
+		return ""
+	}
+	g := s.grant(claim.Skill)
+	if g != nil && slices.Contains(g.Tools, server+"."+tool) {
+		return ""
+	}
+	return fmt.Errorf("%w: skill %q may not call %s.%s: a skill may call only the tools recorded when it was approved", mcptool.ErrDenied, claim.Skill, server, tool).Error()
+}
+
+// grant is the workspace policy's grant of skill; nil when there is none.
+func (s *session) grant(skill string) *runtime.SkillGrant {
 	if s.policy == nil {
-		return false
+		return nil
 	}
 	s.grantMu.Lock()
 	defer s.grantMu.Unlock()
-	if w, ok := s.writes[skill]; ok {
-		return w
+	if g, ok := s.grants[skill]; ok {
+		return g
 	}
-	g, err := s.policy.Skill(skill)
-	w := err == nil && g.Write
-	if s.writes == nil {
-		s.writes = map[string]bool{}
+	var out *runtime.SkillGrant
+	if g, err := s.policy.Skill(skill); err == nil {
+		g.Files = nil
+		out = &g
 	}
-	s.writes[skill] = w
-	return w
+	if s.grants == nil {
+		s.grants = map[string]*runtime.SkillGrant{}
+	}
+	s.grants[skill] = out
+	return out
 }
 
 // exchange serves the worker's tool requests until it sends its last
@@ -358,6 +379,10 @@ func (s *session) serve(ctx context.Context, m *wireMessage) {
 			// The worker enforces the limit itself; this holds even if it
 			// does not.
 			reply.Error = s.lim.Exceeded(runtime.LimitToolCalls).Message
+			break
+		}
+		if msg := s.refused(m.Scope, m.Server, m.Tool); msg != "" {
+			reply.Error = msg
 			break
 		}
 		i := s.calls.start(m.Server, m.Tool)

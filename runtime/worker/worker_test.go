@@ -404,7 +404,9 @@ func TestWorkerRelaysTheScope(t *testing.T) {
 
 // TestWorkerScopeClaimsAreChecked: a worker that claims a skill's write
 // grant for its calls is believed only where the workspace's policy grants
-// that skill write; a pool without a policy believes no such claim.
+// that skill write, and its call reaches the caller only when the policy
+// says the skill was approved for the tool; a pool without a policy
+// believes no claim of write (and can check no tools).
 func TestWorkerScopeClaimsAreChecked(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -414,7 +416,8 @@ func TestWorkerScopeClaimsAreChecked(t *testing.T) {
 	}{
 		{name: "with the workspace's policy", skills: fixturePolicy, want: []string{
 			"salesforce.updateRecord by pending-orders (no write)",
-			"salesforce.updateRecord by made-up (no write)",
+			// made-up (no such skill) and reader (not approved for the
+			// tool) are refused before the caller
 			"salesforce.updateRecord by order-writer (write)", // true: the policy grants it
 			"salesforce.updateRecord, no scope",
 			"salesforce.updateRecord, no scope",
@@ -423,6 +426,7 @@ func TestWorkerScopeClaimsAreChecked(t *testing.T) {
 			"salesforce.updateRecord by pending-orders (no write)",
 			"salesforce.updateRecord by made-up (no write)",
 			"salesforce.updateRecord by order-writer (no write)",
+			"salesforce.updateRecord by reader (no write)",
 			"salesforce.updateRecord, no scope",
 			"salesforce.updateRecord, no scope",
 		}},
