@@ -360,6 +360,7 @@ func TestAttackProposalsAreInert(t *testing.T) {
 	os.MkdirAll(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: pending-orders\ndescription: Approved.\n---\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "index.ts"), []byte(`export default async function (input: {}) { return "APPROVED"; }`), 0o644)
+	approveAsLaidOut(t, ws, "pending-orders")
 	_, s := connect(t, ws, Options{}, nil)
 	evil := `export default async function (input: {}) { return "EVIL"; }`
 	for _, name := range []string{"../escape", "a/b", ".proposals", "..", "", "Pending-Orders", "x\x00y", strings.Repeat("a", 65), "read\n", "pending-orders/../x"} {

@@ -304,7 +304,11 @@ export default async function (input: { status?: string }) {
 	if _, err := os.Stat(filepath.Join(ws.Root, "skills", ".proposals", "count-orders", "index.ts")); err != nil {
 		t.Fatalf("no proposal on disk: %v", err)
 	}
-	if _, err := ws.ApproveSkill("count-orders", skills.ApproveOptions{ApprovedBy: "test"}); err != nil {
+	card, err := ws.ShowSkill("count-orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.ApproveSkill("count-orders", skills.ApproveOptions{ApprovedBy: "test", SHA256: card.SHA256}); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -2,11 +2,8 @@ package skills
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
 	"regexp"
 	"sort"
-	"strings"
 
 	"github.com/mcpcode/mcpcode/runtime"
 )
@@ -66,12 +63,13 @@ func (a *analysis) unknown() []ToolUse {
 	return out
 }
 
-// analyze bundles a program as it would live at entry (a path inside the
-// workspace), with w.Bundle, and reports the tools it calls. Nothing is
-// executed: esbuild only parses and links, and the analysis walks the
-// bundle's syntax tree.
-func (w Workspace) analyze(ctx context.Context, entry string, source []byte) (*analysis, error) {
-	opts := runtime.BundleOptions{Workspace: w.Root, Entry: entry, Source: source, Skills: w.Policy()}
+// analyze bundles a skill's program (source, at entry: a path inside the
+// workspace) with w.Bundle, as the code of skill (its imports confined to
+// the tree, approved skills and its own folder), and reports the tools it
+// calls, through the skills it imports too. Nothing is executed: esbuild
+// only parses and links, and the analysis walks the bundles' syntax trees.
+func (w Workspace) analyze(ctx context.Context, entry string, source []byte, skill string) (*analysis, error) {
+	opts := runtime.BundleOptions{Workspace: w.Root, Entry: entry, Source: source, Skills: w.Policy(), Skill: skill}
 	var prog *runtime.Program
 	var err error
 	if w.Bundle != nil {
@@ -111,43 +109,6 @@ func (w Workspace) analyze(ctx context.Context, entry string, source []byte) (*a
 		return x.Via < y.Via
 	})
 	return a, nil
-}
-
-// analysisEntry is the name a skill's program is bundled under for
-// analysis: at the workspace root, where its workspace-rooted imports
-// resolve as they will from skills/<name>/index.ts.
-func (w Workspace) analysisEntry(name string) string {
-	return filepath.Join(w.Root, name+".ts")
-}
-
-// importSpecifier finds the module specifiers of static import and export
-// declarations: `import x from "s"`, `import "s"`, `export * from "s"`,
-// over several lines too.
-var importSpecifier = regexp.MustCompile(`(?m)(?:^|[;}])[ \t]*(?:import|export)\b(?:[^;'"]*?\bfrom[ \t]*|[ \t]*)(["'])([^"'\r\n]+)(["'])`)
-
-// canonicalImports rewrites the program's relative imports of the tree and
-// of skills (`./servers/x/y`, resolved from the program's directory) into the
-// workspace-rooted form (`servers/x/y`) that works from any directory, so
-// that the program can move to skills/<name>/index.ts unchanged otherwise.
-// fromDir is the program's directory relative to the workspace root.
-func canonicalImports(source []byte, fromDir string) ([]byte, error) {
-	var problem error
-	out := importSpecifier.ReplaceAllFunc(source, func(m []byte) []byte {
-		sub := importSpecifier.FindSubmatchIndex(m)
-		spec := string(m[sub[4]:sub[5]])
-		if !strings.HasPrefix(spec, "./") && !strings.HasPrefix(spec, "../") {
-			return m
-		}
-		rel := filepath.ToSlash(filepath.Join(fromDir, spec))
-		if !strings.HasPrefix(rel, "servers/") && !strings.HasPrefix(rel, "skills/") {
-			if problem == nil {
-				problem = fmt.Errorf("the program imports %q: a skill may import only the generated tree (servers/...), approved skills (skills/...) and mcpcode: modules; put helper code in the program itself", spec)
-			}
-			return m
-		}
-		return append(append(append([]byte{}, m[:sub[4]]...), rel...), m[sub[5]:]...)
-	})
-	return out, problem
 }
 
 // hasDefaultExport is a light check that the program exports a default

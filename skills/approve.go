@@ -3,7 +3,6 @@ package skills
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,6 +18,11 @@ type ApproveOptions struct {
 	AllowWrite bool
 	// ApprovedBy names the person, for the record.
 	ApprovedBy string
+	// SHA256 is the hash the review card printed (Card.SHA256): approval
+	// is refused unless what would be installed still has it. Empty
+	// approves only what the card showed last (Show records it), when
+	// nothing changed since.
+	SHA256 string
 }
 
 // Approved is what Approve installed.
@@ -28,14 +32,30 @@ type Approved struct {
 	Tools   []ToolUse
 	Dynamic []string // call sites the runtime will check at call time
 	Write   bool
+	// Reapproved is set when an approved skill was approved again in place
+	// (its files or grant had changed, or its grant changes now).
+	Reapproved bool
 }
 
 // Approve turns a pending proposal into skills/<name>/ (SKILL.md, index.ts,
-// and input.schema.json when there is a schema) and lists it in
-// skills/README.md. It refuses when the program changed since it was
-// proposed, when a tool it calls no longer exists, and when it calls a tool
-// that is not read-only without AllowWrite.
+// input.schema.json when there is a schema, the recorded examples) and
+// lists it in skills/README.md; without a pending proposal it approves an
+// approved skill again, as its folder is now (after an edit in a pull
+// request, say, or to change its grant). It refuses unless what would be
+// approved has the hash the reviewer read (opts.SHA256, or the card shown
+// last), when the program changed since it was proposed, when a tool it
+// calls no longer exists, when it calls a tool that is not read-only
+// without AllowWrite, and when a symbolic link is in the way.
 func (w Workspace) Approve(name string, opts ApproveOptions) (*Approved, error) {
+	if err := ValidateName(name); err != nil {
+		return nil, err
+	}
+	if err := w.noSymlinkDirs(SkillsDir+"/"+proposalsDir, SkillsDir+"/"+proposalsDir+"/"+name, SkillsDir+"/"+name); err != nil {
+		return nil, fmt.Errorf("refused: %w", err)
+	}
+	if !isFile(filepath.Join(w.proposalDir(name), recordFile)) && w.status(name) == StatusApproved {
+		return w.reapprove(name, opts)
+	}
 	p, program, err := w.Pending(name)
 	if err != nil {
 		return nil, err
@@ -43,65 +63,152 @@ func (w Workspace) Approve(name string, opts ApproveOptions) (*Approved, error) 
 	if got := hashOf(program); got != p.SHA256 {
 		return nil, fmt.Errorf("refused: the program of %q changed since it was proposed (its sha256 is %s, the proposal recorded %s); the card shows what was proposed, not what is there now: propose it again", name, got[:12], p.SHA256[:min(12, len(p.SHA256))])
 	}
+	files, err := w.proposalFiles(w.proposalDir(name), p)
+	if err != nil {
+		return nil, fmt.Errorf("refused: %w", err)
+	}
+	if err := w.checkReviewed(name, reviewHash(name, p.Description, files), opts.SHA256); err != nil {
+		return nil, err
+	}
 	// Analyse again now: the tree may have changed since the proposal.
-	a, err := w.analyze(context.Background(), w.analysisEntry(name), program)
+	a, err := w.analyze(context.Background(), w.proposalEntry(name), program, name)
 	if err != nil {
 		return nil, fmt.Errorf("refused: the program no longer bundles:\n%w", err)
 	}
-	if unknown := a.unknown(); len(unknown) > 0 {
-		return nil, fmt.Errorf("refused: %q calls %s, which no longer exists in servers/ (run mcpcode gen, or propose a new version)", name, joinTools(unknown))
+	if err := a.approvable(name, opts.AllowWrite); err != nil {
+		return nil, err
 	}
-	if writes := a.writes(); len(writes) > 0 && !opts.AllowWrite {
-		return nil, fmt.Errorf("refused: %q calls %s, which is not read-only; skills are read-only unless a person grants write: approve with --allow-write to grant it (recorded in SKILL.md)", name, joinTools(writes))
-	}
-	skillMD, err := approvedSkillMD(p, a, opts.AllowWrite, opts.ApprovedBy)
+	info := skillInfo{name: name, description: p.Description, rationale: p.Rationale, proposedBy: p.ProposedBy, schema: p.InputSchema}
+	skillMD, err := approvedSkillMD(info, a, files, opts.AllowWrite, opts.ApprovedBy)
 	if err != nil {
 		return nil, err
 	}
 	dir := w.approvedDir(name)
-	if err := installSkill(dir, program, skillMD, p.InputSchema); err != nil {
+	if err := installSkill(dir, files, skillMD); err != nil {
 		return nil, err
 	}
 	if err := os.RemoveAll(w.proposalDir(name)); err != nil {
 		return nil, fmt.Errorf("approved, but removing the proposal failed: %w", err)
 	}
+	w.forgetShown(name)
 	if err := w.writeReadme(); err != nil {
 		return nil, err
 	}
 	return &Approved{Name: name, Dir: dir, Tools: a.tools, Dynamic: a.dynamic, Write: opts.AllowWrite}, nil
 }
 
-// approvedSkillMD renders the SKILL.md an approval writes.
-func approvedSkillMD(p *Proposal, a *analysis, write bool, approvedBy string) ([]byte, error) {
-	fm := Frontmatter{Name: p.Name, Description: p.Description, Metadata: map[string]string{
-		metaTools:      strings.Join(toolNames(a.tools), " "),
+// reapprove approves an approved skill again as its folder is now.
+func (w Workspace) reapprove(name string, opts ApproveOptions) (*Approved, error) {
+	data, err := os.ReadFile(filepath.Join(w.approvedDir(name), skillMDFile))
+	if err != nil {
+		return nil, err
+	}
+	fm, body, err := ParseSkillMD(data)
+	if err != nil {
+		return nil, fmt.Errorf("refused: skills/%s/SKILL.md: %w", name, err)
+	}
+	if fm.Name != name {
+		return nil, fmt.Errorf("refused: skills/%s/SKILL.md names the skill %q: they must be equal", name, fm.Name)
+	}
+	files, err := w.readFolder(SkillsDir + "/" + name)
+	if err != nil {
+		return nil, fmt.Errorf("refused: %w", err)
+	}
+	if err := w.checkReviewed(name, reviewHash(name, fm.Description, files), opts.SHA256); err != nil {
+		return nil, err
+	}
+	program, ok := files[programFile]
+	if !ok {
+		return nil, fmt.Errorf("refused: skills/%s has no %s", name, programFile)
+	}
+	a, err := w.analyze(context.Background(), w.approvedEntry(name), program, name)
+	if err != nil {
+		return nil, fmt.Errorf("refused: the program does not bundle:\n%w", err)
+	}
+	if err := a.approvable(name, opts.AllowWrite); err != nil {
+		return nil, err
+	}
+	info := skillInfo{name: name, description: fm.Description, rationale: rationaleOf(body), proposedBy: fm.Metadata[metaProposedBy], schema: files[schemaFile]}
+	skillMD, err := approvedSkillMD(info, a, files, opts.AllowWrite, opts.ApprovedBy)
+	if err != nil {
+		return nil, err
+	}
+	if err := atomicfile.Write(filepath.Join(w.approvedDir(name), skillMDFile), skillMD, 0o644); err != nil {
+		return nil, err
+	}
+	w.forgetShown(name)
+	if err := w.writeReadme(); err != nil {
+		return nil, err
+	}
+	return &Approved{Name: name, Dir: w.approvedDir(name), Tools: a.tools, Dynamic: a.dynamic, Write: opts.AllowWrite, Reapproved: true}, nil
+}
+
+// approvable refuses an analysis that calls tools that do not exist, or
+// that are not read-only when write is not granted.
+func (a *analysis) approvable(name string, allowWrite bool) error {
+	if unknown := a.unknown(); len(unknown) > 0 {
+		return fmt.Errorf("refused: %q calls %s, which no longer exists in servers/ (run mcpcode gen, or propose a new version)", name, joinTools(unknown))
+	}
+	if writes := a.writes(); len(writes) > 0 && !allowWrite {
+		return fmt.Errorf("refused: %q calls %s, which is not read-only; skills are read-only unless a person grants write: approve with --allow-write to grant it (recorded in SKILL.md)", name, joinTools(writes))
+	}
+	return nil
+}
+
+// checkReviewed refuses to approve anything but what the reviewer read:
+// the files whose review hash the card printed.
+func (w Workspace) checkReviewed(name, review, given string) error {
+	if given != "" {
+		if !strings.EqualFold(strings.TrimSpace(given), review) {
+			return fmt.Errorf("refused: --sha256 %s is not the hash of %q as it is now (%s): it changed since the card you read was printed, or the hash is another's; read the card again (mcpcode skills show %s) and approve with the command it prints", shortHash(given), name, review, name)
+		}
+		return nil
+	}
+	shown := w.shownHash(name)
+	switch {
+	case shown == "":
+		return fmt.Errorf("refused: approve what you read: show the card first (mcpcode skills show %s), then approve with the command it prints (mcpcode skills approve %s --sha256 HASH)", name, name)
+	case shown != review:
+		return fmt.Errorf("refused: %q changed since its card was last shown (it then had sha256 %s, now %s): read it again (mcpcode skills show %s) and approve with the command it prints", name, shortHash(shown), shortHash(review), name)
+	}
+	return nil
+}
+
+// skillInfo is what SKILL.md says about a skill besides its grant.
+type skillInfo struct {
+	name, description, rationale, proposedBy string
+	schema                                   []byte
+}
+
+// approvedSkillMD renders the SKILL.md an approval writes, with the hashes
+// that bind it to the files.
+func approvedSkillMD(info skillInfo, a *analysis, files map[string][]byte, write bool, approvedBy string) ([]byte, error) {
+	tools := toolNames(a.tools)
+	review := reviewHash(info.name, info.description, files)
+	fm := Frontmatter{Name: info.name, Description: strings.TrimSpace(info.description), Metadata: map[string]string{
+		metaTools:      strings.Join(tools, " "),
 		metaWrite:      fmt.Sprint(write),
-		metaSHA256:     p.SHA256,
-		metaProposedBy: p.ProposedBy,
+		metaSHA256:     approvalHash(review, write, tools),
+		metaFiles:      fileHashes(files),
+		metaProposedBy: info.proposedBy,
 	}}
 	if approvedBy != "" {
 		fm.Metadata[metaApprovedBy] = approvedBy
 	}
-	return renderSkillMD(fm, p, a.tools)
+	return renderSkillMD(fm, info.rationale, info.schema, a.tools)
 }
 
-// installSkill writes an approved skill's files, SKILL.md last: its presence
-// is what makes the skill approved.
-func installSkill(dir string, program, skillMD []byte, schema []byte) error {
-	if err := atomicfile.Write(filepath.Join(dir, programFile), program, 0o644); err != nil {
+// installSkill writes an approved skill's files into a folder of their own
+// (anything else in it goes), SKILL.md last: its presence is what makes
+// the skill approved.
+func installSkill(dir string, files map[string][]byte, skillMD []byte) error {
+	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
-	schemaPath := filepath.Join(dir, schemaFile)
-	if len(schema) > 0 {
-		var pretty bytes.Buffer
-		if err := jsonIndent(&pretty, schema); err != nil {
+	for _, p := range sortedKeys(files) {
+		if err := atomicfile.Write(filepath.Join(dir, filepath.FromSlash(p)), files[p], 0o644); err != nil {
 			return err
 		}
-		if err := atomicfile.Write(schemaPath, pretty.Bytes(), 0o644); err != nil {
-			return err
-		}
-	} else if err := os.Remove(schemaPath); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
 	}
 	return atomicfile.Write(filepath.Join(dir, skillMDFile), skillMD, 0o644)
 }

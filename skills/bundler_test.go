@@ -53,9 +53,9 @@ func TestEveryAnalysisUsesTheBundler(t *testing.T) {
 		{"propose", func() error {
 			_, err := w.Propose(ProposeOptions{Name: "sheet", Description: "Reads a sheet.", Rationale: "Weekly.", Program: []byte(readSheet)})
 			return err
-		}, "sheet.ts"},
+		}, "skills/.proposals/sheet/index.ts"},
 		{"show a pending proposal", func() error { _, err := w.Show("sheet"); return err }, ""},
-		{"approve", func() error { _, err := w.Approve("sheet", ApproveOptions{}); return err }, "sheet.ts"},
+		{"approve", func() error { _, err := w.Approve("sheet", ApproveOptions{}); return err }, "skills/.proposals/sheet/index.ts"},
 		{"show an approved skill", func() error { _, err := w.Show("sheet"); return err }, "skills/sheet/index.ts"},
 		{"verify", func() error { _, err := w.Verify(); return err }, "skills/sheet/index.ts"},
 	}

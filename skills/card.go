@@ -5,13 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/mcpcode/mcpcode/internal/visible"
 )
 
-// Card is what a reviewer reads before deciding.
+// Card is what a reviewer reads before deciding. Everything on it came
+// from an agent or a server: Render shows every control and format
+// character as an escape, and splits the program where JavaScript ends its
+// lines.
 type Card struct {
 	Name        string          `json:"name"`
 	Status      string          `json:"status"`
@@ -24,19 +29,53 @@ type Card struct {
 	Skills      []string        `json:"skills,omitempty"`
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 	Write       bool            `json:"write"`
-	SHA256      string          `json:"sha256"`
-	// Changed is set when the program no longer matches the hash recorded
-	// at proposal (or approval).
+	// SHA256 is the review hash of what the card shows: the name, the
+	// description and every file (program, schema, examples, others).
+	// `skills approve NAME --sha256 HASH` approves exactly that.
+	SHA256 string `json:"sha256"`
+	// Changed is set when a proposal's program no longer matches the hash
+	// recorded when it was proposed, or when an approved skill's files or
+	// grant no longer match its approval (Problem says what changed).
 	Changed bool   `json:"changed,omitempty"`
+	Problem string `json:"problem,omitempty"`
 	Program string `json:"program"`
+	// Files are the skill's other files (not its program, input schema or
+	// examples), in full.
+	Files []CardFile `json:"files,omitempty"`
+	// Examples are the recorded runs it carries.
+	Examples []CardExample `json:"examples,omitempty"`
 	// UpdatesApproved is set when approving replaces an approved skill.
 	UpdatesApproved bool `json:"updatesApproved,omitempty"`
+	// Approve is the command that approves what the card shows ("" for a
+	// dismissed proposal).
+	Approve string `json:"approve,omitempty"`
+}
+
+// CardFile is one file of a skill, in full.
+type CardFile struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+// CardExample is one recorded example: its input and result.
+type CardExample struct {
+	File   string          `json:"file"`
+	Input  json.RawMessage `json:"input"`
+	Result json.RawMessage `json:"result"`
+	Calls  int             `json:"calls"`
+	// Problem says why the example cannot be read.
+	Problem string `json:"problem,omitempty"`
 }
 
 // Show builds the review card of a skill: a pending proposal, a dismissed
-// one, or an approved skill.
+// one, or an approved skill. Showing the card of a pending proposal or an
+// approved skill records its hash: `skills approve NAME` without --sha256
+// approves that and nothing else.
 func (w Workspace) Show(name string) (*Card, error) {
 	if err := ValidateName(name); err != nil {
+		return nil, err
+	}
+	if err := w.noSymlinkDirs(SkillsDir+"/"+proposalsDir, SkillsDir+"/"+dismissedDir, SkillsDir+"/"+name); err != nil {
 		return nil, err
 	}
 	pending := isFile(filepath.Join(w.proposalDir(name), recordFile))
@@ -52,20 +91,28 @@ func (w Workspace) Show(name string) (*Card, error) {
 		if err != nil {
 			return nil, err
 		}
-		program, err := os.ReadFile(filepath.Join(dir, programFile))
+		files, err := w.proposalFiles(dir, p)
 		if err != nil {
-			return nil, fmt.Errorf("the proposal %q has lost its program: %w", name, err)
+			return nil, err
+		}
+		program, ok := files[programFile]
+		if !ok {
+			return nil, fmt.Errorf("the proposal %q has lost its program: propose it again", name)
 		}
 		c := &Card{Name: name, Status: status, Description: p.Description, Rationale: p.Rationale,
 			ProposedBy: p.ProposedBy, ProposedAt: p.ProposedAt.Format("2006-01-02 15:04 MST"),
 			Tools: p.Tools, Dynamic: p.Dynamic, Skills: p.Skills, InputSchema: p.InputSchema,
-			SHA256: p.SHA256, Changed: hashOf(program) != p.SHA256, Program: string(program),
-			UpdatesApproved: approved && pending}
+			Changed: hashOf(program) != p.SHA256, UpdatesApproved: approved && pending}
+		c.fill(name, p.Description, files)
 		if c.Changed {
 			// Show what is there now, analysed afresh, so nothing hides.
-			if a, err := w.analyze(context.Background(), w.analysisEntry(name), program); err == nil {
+			if a, err := w.analyze(context.Background(), filepath.Join(dir, programFile), program, name); err == nil {
 				c.Tools, c.Dynamic, c.Skills = a.tools, a.dynamic, a.skills
 			}
+		}
+		if status == StatusPending {
+			c.Approve = approveCommand(name, c.SHA256, c.needsWrite())
+			w.noteShown(name, c.SHA256)
 		}
 		return c, nil
 	case approved:
@@ -73,21 +120,77 @@ func (w Workspace) Show(name string) (*Card, error) {
 		if err != nil {
 			return nil, err
 		}
-		program, err := os.ReadFile(filepath.Join(w.approvedDir(name), programFile))
+		files, err := w.readFolder(SkillsDir + "/" + name)
 		if err != nil {
-			return nil, fmt.Errorf("skills/%s has no %s: %w", name, programFile, err)
+			return nil, err
+		}
+		program, ok := files[programFile]
+		if !ok {
+			return nil, fmt.Errorf("skills/%s has no %s", name, programFile)
 		}
 		c := &Card{Name: name, Status: StatusApproved, Description: fm.Description, ProposedBy: fm.Metadata[metaProposedBy],
-			Write: fm.Write(), SHA256: fm.SHA256(), Changed: hashOf(program) != fm.SHA256(), Program: string(program)}
-		c.InputSchema, _ = os.ReadFile(filepath.Join(w.approvedDir(name), schemaFile))
-		a, err := w.analyze(context.Background(), w.approvedEntry(name), program)
+			Write: fm.Write(), InputSchema: files[schemaFile]}
+		c.fill(name, fm.Description, files)
+		if _, err := w.checkApproved(name, fm); err != nil {
+			c.Changed, c.Problem = true, err.Error()
+		}
+		a, err := w.analyze(context.Background(), w.approvedEntry(name), program, name)
 		if err != nil {
 			return nil, fmt.Errorf("skills/%s does not bundle: %w", name, err)
 		}
 		c.Tools, c.Dynamic, c.Skills = a.tools, a.dynamic, a.skills
+		c.Approve = approveCommand(name, c.SHA256, c.Write || c.needsWrite())
+		w.noteShown(name, c.SHA256)
 		return c, nil
 	}
 	return nil, w.notPending(name)
+}
+
+// fill sets what the card shows of the files, and their review hash.
+func (c *Card) fill(name, description string, files map[string][]byte) {
+	c.SHA256 = reviewHash(name, description, files)
+	c.Program = string(files[programFile])
+	for _, p := range sortedKeys(files) {
+		switch {
+		case p == programFile || p == schemaFile:
+		case strings.HasPrefix(p, examplesDir+"/") && path.Ext(p) == ".json":
+			c.Examples = append(c.Examples, cardExample(p, files[p]))
+		default:
+			c.Files = append(c.Files, CardFile{Path: p, Content: string(files[p])})
+		}
+	}
+}
+
+func cardExample(p string, data []byte) CardExample {
+	ex := CardExample{File: p}
+	rec, err := ParseRecording(data)
+	if err != nil {
+		ex.Problem = err.Error()
+		return ex
+	}
+	ex.Input, ex.Result, ex.Calls = rec.Input, rec.Result, len(rec.Calls)
+	if len(ex.Input) == 0 {
+		ex.Input = json.RawMessage("null")
+	}
+	return ex
+}
+
+func (c *Card) needsWrite() bool {
+	for _, t := range c.Tools {
+		if t.Known && !t.ReadOnly {
+			return true
+		}
+	}
+	return false
+}
+
+// approveCommand is the exact command that approves what a card shows.
+func approveCommand(name, review string, write bool) string {
+	cmd := "mcpcode skills approve " + name + " --sha256 " + review
+	if write {
+		cmd += " --allow-write"
+	}
+	return cmd
 }
 
 // approvedEntry is an approved skill's program file.
@@ -95,7 +198,9 @@ func (w Workspace) approvedEntry(name string) string {
 	return filepath.Join(w.approvedDir(name), programFile)
 }
 
-// Render writes the card as text.
+// Render writes the card as text for a terminal: every character that
+// came from an agent, a program or a server is shown visibly (package
+// visible), and the program is split where JavaScript ends its lines.
 func (c *Card) Render() string {
 	var b strings.Builder
 	rule := strings.Repeat("─", 72)
@@ -106,26 +211,28 @@ func (c *Card) Render() string {
 		if c.Write {
 			access = "GRANTED WRITE by a person"
 		}
-		fmt.Fprintf(&b, "Approved skill (proposed by %s). It is %s and runs with the caller's permissions.\n", dash(c.ProposedBy), access)
+		fmt.Fprintf(&b, "Approved skill (proposed by %s). It is %s and runs with the caller's permissions.\n", visible.Line(dash(c.ProposedBy)), access)
 	default:
-		fmt.Fprintf(&b, "Proposed by %s on %s. A proposal runs nothing and grants nothing.\n", dash(c.ProposedBy), c.ProposedAt)
+		fmt.Fprintf(&b, "Proposed by %s on %s. A proposal runs nothing and grants nothing.\n", visible.Line(dash(c.ProposedBy)), c.ProposedAt)
 		b.WriteString("If approved, it becomes a read-only skill that runs with the caller's permissions.\n")
 		if c.UpdatesApproved {
 			fmt.Fprintf(&b, "Approving it REPLACES the approved skill %q.\n", c.Name)
 		}
 	}
-	if c.Changed {
+	switch {
+	case c.Changed && c.Status == StatusApproved:
+		fmt.Fprintf(&b, "\n!! It does NOT match its approval, so it cannot run: %s\n!! What is shown below is the skill as it is now.\n", visible.Line(c.Problem))
+	case c.Changed:
 		b.WriteString("\n!! The program CHANGED since it was recorded (its hash no longer matches).\n!! Approval will be refused; what is shown below is the program as it is now.\n")
 	}
 	if c.Rationale != "" {
-		fmt.Fprintf(&b, "\nWhy:\n%s\n", indent(wrap(c.Rationale, 70), "  "))
+		fmt.Fprintf(&b, "\nWhy:\n%s\n", indent(visible.Text(wrap(c.Rationale, 70)), "  "))
 	}
-	fmt.Fprintf(&b, "\nDoes:\n%s\n", indent(wrap(c.Description, 70), "  "))
+	fmt.Fprintf(&b, "\nDoes:\n%s\n", indent(visible.Text(wrap(c.Description, 70)), "  "))
 	b.WriteString("\nTools it calls:\n")
 	if len(c.Tools) == 0 && len(c.Dynamic) == 0 {
 		b.WriteString("  none\n")
 	}
-	needsWrite := false
 	for _, t := range c.Tools {
 		via := ""
 		if t.Via != "" {
@@ -137,16 +244,15 @@ func (c *Card) Render() string {
 			status = "UNKNOWN: not in servers/ (approval refused)"
 		case !t.ReadOnly:
 			status = "NOT READ-ONLY: needs --allow-write"
-			needsWrite = true
 		}
-		fmt.Fprintf(&b, "  %-40s %s%s\n", t.String(), status, via)
+		fmt.Fprintf(&b, "  %-40s %s%s\n", visible.Line(t.String()), status, via)
 	}
 	for _, d := range c.Dynamic {
 		why := "computed tool name or the call function passed around"
 		if strings.HasPrefix(d, "analysis incomplete") {
 			d, why = strings.TrimPrefix(d, "analysis incomplete: "), "the analysis could not look inside (nesting too deep)"
 		}
-		fmt.Fprintf(&b, "  %-40s UNVERIFIABLE: %s; the runtime still refuses non-read-only tools\n", d, why)
+		fmt.Fprintf(&b, "  %-40s UNVERIFIABLE: %s; the runtime refuses every tool not listed above\n", visible.Line(d), why)
 	}
 	if len(c.Skills) > 0 {
 		fmt.Fprintf(&b, "\nSkills it uses: %s\n", strings.Join(c.Skills, ", "))
@@ -160,22 +266,48 @@ func (c *Card) Render() string {
 			pretty.Reset()
 			pretty.Write(c.InputSchema)
 		}
-		b.WriteString(indent(strings.TrimRight(pretty.String(), "\n"), "  ") + "\n")
+		b.WriteString(indent(visible.Text(strings.TrimRight(pretty.String(), "\n")), "  ") + "\n")
 	}
-	lines := strings.Split(strings.TrimRight(c.Program, "\n"), "\n")
-	fmt.Fprintf(&b, "\nProgram (%d lines, %d bytes, sha256 %s):\n", len(lines), len(c.Program), shortHash(c.SHA256))
-	for i, l := range lines {
-		fmt.Fprintf(&b, "%4d │ %s\n", i+1, l)
+	if len(c.Examples) > 0 {
+		fmt.Fprintf(&b, "\nRecorded examples (skills verify replays them):\n")
+		for _, ex := range c.Examples {
+			if ex.Problem != "" {
+				fmt.Fprintf(&b, "  %s: DAMAGED: %s\n", visible.Line(ex.File), visible.Line(ex.Problem))
+				continue
+			}
+			fmt.Fprintf(&b, "  %s (%d tool calls)\n    input:  %s\n    result: %s\n", visible.Line(ex.File), ex.Calls,
+				visible.Line(clip(string(ex.Input), 300)), visible.Line(clip(string(ex.Result), 600)))
+		}
+	}
+	renderSource(&b, "Program (index.ts, ", c.Program)
+	for _, f := range c.Files {
+		renderSource(&b, "File "+visible.Line(f.Path)+" (", f.Content)
 	}
 	b.WriteString(rule + "\n")
-	if c.Status == StatusPending {
-		fmt.Fprintf(&b, "Approve: mcpcode skills approve %s", c.Name)
-		if needsWrite {
-			b.WriteString(" --allow-write")
-		}
-		fmt.Fprintf(&b, "\nDismiss: mcpcode skills dismiss %s\n", c.Name)
+	fmt.Fprintf(&b, "sha256 %s (the name, description and every file above)\n", c.SHA256)
+	switch {
+	case c.Status == StatusPending:
+		fmt.Fprintf(&b, "Approve: %s\nDismiss: mcpcode skills dismiss %s\n", c.Approve, c.Name)
+	case c.Status == StatusApproved && c.Changed:
+		fmt.Fprintf(&b, "Approve it again, as it is now: %s\n", c.Approve)
+	case c.Status == StatusApproved:
+		fmt.Fprintf(&b, "Approve it again (to change its grant): %s\n", c.Approve)
 	}
 	return b.String()
+}
+
+// renderSource writes a file's lines, numbered, split where JavaScript
+// ends a line; a line that ends otherwise than with a newline says so.
+func renderSource(b *strings.Builder, title, src string) {
+	lines := visible.Lines(src)
+	fmt.Fprintf(b, "\n%s%d lines, %d bytes):\n", title, len(lines), len(src))
+	for i, l := range lines {
+		end := ""
+		if l.End != "" {
+			end = "  ⏎ (line ends with " + l.End + ")"
+		}
+		fmt.Fprintf(b, "%4d │ %s%s\n", i+1, l.Text, end)
+	}
 }
 
 func shortHash(h string) string {

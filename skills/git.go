@@ -106,18 +106,30 @@ func (w Workspace) approvedLayout(ctx context.Context, opts ProposeOptions) ([]l
 	if unknown := a.unknown(); len(unknown) > 0 {
 		return nil, fmt.Errorf("%q calls %s, which does not exist in servers/ (run mcpcode gen first)", opts.Name, joinTools(unknown))
 	}
-	skillMD, err := approvedSkillMD(p, a, false, "")
+	examples, err := parseExamples(opts.Examples)
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(SkillsDir, opts.Name)
-	files := []layoutFile{{filepath.Join(dir, skillMDFile), skillMD}, {filepath.Join(dir, programFile), program}}
+	files := map[string][]byte{programFile: program}
 	if len(p.InputSchema) > 0 {
 		var pretty bytes.Buffer
 		if err := jsonIndent(&pretty, p.InputSchema); err != nil {
 			return nil, err
 		}
-		files = append(files, layoutFile{filepath.Join(dir, schemaFile), pretty.Bytes()})
+		files[schemaFile] = pretty.Bytes()
+	}
+	for i, ex := range examples {
+		files[fmt.Sprintf("%s/%d.json", examplesDir, i+1)] = ex
+	}
+	info := skillInfo{name: p.Name, description: p.Description, rationale: p.Rationale, proposedBy: p.ProposedBy, schema: p.InputSchema}
+	skillMD, err := approvedSkillMD(info, a, files, false, "pull request")
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(SkillsDir, opts.Name)
+	out := []layoutFile{{filepath.Join(dir, skillMDFile), skillMD}}
+	for _, f := range sortedKeys(files) {
+		out = append(out, layoutFile{filepath.Join(dir, filepath.FromSlash(f)), files[f]})
 	}
 	entries, err := w.List()
 	if err != nil {
@@ -130,8 +142,8 @@ func (w Workspace) approvedLayout(ctx context.Context, opts ProposeOptions) ([]l
 		}
 	}
 	sort.Slice(kept, func(i, j int) bool { return kept[i].Name < kept[j].Name })
-	files = append(files, layoutFile{filepath.Join(SkillsDir, "README.md"), renderReadme(kept)})
-	return files, nil
+	out = append(out, layoutFile{filepath.Join(SkillsDir, "README.md"), renderReadme(kept)})
+	return out, nil
 }
 
 // repo runs git in one repository.

@@ -94,7 +94,9 @@ func TestProposeGit(t *testing.T) {
 	}
 
 	// Checked out and verified (as CI would), the write tool needs a
-	// reviewer's grant; with it, verify passes.
+	// reviewer's grant. A grant typed into SKILL.md is no approval (the
+	// hash covers the grant); a reviewer grants it with mcpcode on the
+	// branch, and then verify passes.
 	checkout := t.TempDir()
 	git(t, repo, "worktree", "add", "-q", checkout, "skill/note-lead")
 	cw := NewWorkspace(filepath.Join(checkout, "agents", "ws"))
@@ -103,7 +105,15 @@ func TestProposeGit(t *testing.T) {
 		t.Errorf("verify on the branch: %v %v", problems, err)
 	}
 	mdPath := filepath.Join(cw.Root, "skills", "note-lead", "SKILL.md")
-	writeFile(t, mdPath, strings.Replace(string(mustRead(t, mdPath)), metaWrite+`: "false"`, metaWrite+`: "true"`, 1))
+	proposed := mustRead(t, mdPath)
+	writeFile(t, mdPath, strings.Replace(string(proposed), metaWrite+`: "false"`, metaWrite+`: "true"`, 1))
+	if problems, err := cw.Verify(); err != nil || len(problems) != 1 || !strings.Contains(problems[0].Message, "SKILL.md changed") {
+		t.Errorf("verify after a grant typed into SKILL.md: %v %v", problems, err)
+	}
+	writeFile(t, mdPath, string(proposed))
+	if _, err := approve(cw, "note-lead", ApproveOptions{AllowWrite: true, ApprovedBy: "reviewer"}); err != nil {
+		t.Fatal(err)
+	}
 	if problems, err := cw.Verify(); err != nil || len(problems) != 0 {
 		t.Errorf("verify after the reviewer's grant: %v %v", problems, err)
 	}

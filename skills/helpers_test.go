@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -146,3 +147,33 @@ func run(t *testing.T, w Workspace, caller mcptool.Caller, source string, input 
 }
 
 var fixedNow = func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC) }
+
+// approve shows the card of name, as a reviewer reads it, and approves
+// what it showed (with the hash the card printed).
+func approve(w Workspace, name string, opts ApproveOptions) (*Approved, error) {
+	card, err := w.Show(name)
+	if err != nil {
+		return nil, err
+	}
+	opts.SHA256 = card.SHA256
+	return w.Approve(name, opts)
+}
+
+// installApproved writes skills/<name>/ as an approval would, for a program
+// that was never proposed: index.ts and a SKILL.md whose hashes match.
+func installApproved(t *testing.T, w Workspace, name, program string, write bool, tools ...string) {
+	t.Helper()
+	files := map[string][]byte{programFile: []byte(program)}
+	desc := "Does " + name + "."
+	fm := Frontmatter{Name: name, Description: desc, Metadata: map[string]string{
+		metaTools: strings.Join(tools, " "), metaWrite: fmt.Sprint(write),
+		metaSHA256: approvalHash(reviewHash(name, desc, files), write, tools), metaFiles: fileHashes(files),
+	}}
+	md, err := renderSkillMD(fm, "", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := installSkill(filepath.Join(w.Root, SkillsDir, name), files, md); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -5,8 +5,13 @@
 // and grants nothing. A person reads the review card and approves it into
 // skills/<name>/ (SKILL.md plus index.ts), or dismisses it, or reviews the
 // same layout as a pull request. An approved skill is read-only and runs with
-// the caller's rights; a write grant is a deliberate human act recorded in
-// its SKILL.md, and the runtime's bridge enforces it on every call.
+// the caller's rights, in a realm of its own; a write grant is a deliberate
+// human act recorded in its SKILL.md, and the runtime enforces it, and the
+// tools recorded at approval, on every call. Approval is bound to what the
+// reviewer read (a hash of the files the card showed), and SKILL.md records
+// a hash of the files and the grant that running, importing and verifying
+// a skill check (integrity.go). Recorded runs (record.go) travel with a
+// proposal as examples, and verify replays them offline.
 package skills
 
 import (

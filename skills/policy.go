@@ -14,6 +14,10 @@ func (w Workspace) Policy() runtime.SkillPolicy { return policy{w} }
 
 type policy struct{ w Workspace }
 
+// Skill checks an approved skill against its approval (its files and
+// grant give the hash SKILL.md records; no symbolic link anywhere on the
+// way) and returns its grant with the files as checked: the runtime bundles
+// exactly those.
 func (p policy) Skill(name string) (runtime.SkillGrant, error) {
 	if err := ValidateName(name); err != nil {
 		return runtime.SkillGrant{}, err
@@ -24,7 +28,11 @@ func (p policy) Skill(name string) (runtime.SkillGrant, error) {
 		if err != nil {
 			return runtime.SkillGrant{}, fmt.Errorf("skill %q cannot be used: %w", name, err)
 		}
-		return runtime.SkillGrant{Write: fm.Write()}, nil
+		files, err := p.w.checkApproved(name, fm)
+		if err != nil {
+			return runtime.SkillGrant{}, fmt.Errorf("skill %q cannot be used: %w", name, err)
+		}
+		return runtime.SkillGrant{Write: fm.Write(), Tools: fm.Tools(), InputSchema: files[schemaFile], Files: files}, nil
 	case StatusPending:
 		return runtime.SkillGrant{}, fmt.Errorf("skill %q is a pending proposal and cannot run until a person approves it (mcpcode skills show %s; mcpcode skills approve %s)", name, name, name)
 	case StatusDismissed:

@@ -3,8 +3,6 @@ package skills
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,8 +24,8 @@ type Proposal struct {
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 	ProposedAt  time.Time       `json:"proposedAt"`
 	ProposedBy  string          `json:"proposedBy"`
-	// SHA256 is the hash of the program file (index.ts) as proposed;
-	// approval refuses a program that no longer matches it.
+	// SHA256 is the hash of the program file (index.ts) as proposed and
+	// analysed; approval refuses a program that no longer matches it.
 	SHA256 string `json:"sha256"`
 	// Source is where the program came from, for the record.
 	Source  string    `json:"source,omitempty"`
@@ -42,13 +40,18 @@ type ProposeOptions struct {
 	Description string
 	Rationale   string
 	InputSchema []byte // a JSON Schema of the input object, or nil
-	Program     []byte
-	// ProgramPath is where the program file is; its relative imports are
-	// resolved from there when it lies inside the workspace, else from the
-	// workspace root.
+	// Program is the program, stored as it is: it will be
+	// skills/<name>/index.ts, so it imports the tree as "servers/...",
+	// skills as "skills/<name>", and nothing else.
+	Program []byte
+	// ProgramPath is where the program file came from, for the record.
 	ProgramPath string
-	ProposedBy  string           // "agent" when empty
-	Now         func() time.Time // time.Now when nil
+	// Examples are recordings of runs of the program (mcpcode run --record
+	// FILE), each a successful run: the card shows their inputs and
+	// results, and once the skill is approved `skills verify` replays them.
+	Examples   [][]byte
+	ProposedBy string           // "agent" when empty
+	Now        func() time.Time // time.Now when nil
 }
 
 // ProposeResult says what Propose did.
@@ -59,7 +62,7 @@ type ProposeResult struct {
 	// UpdatesApproved is set when an approved skill of that name exists:
 	// approving the proposal will replace it.
 	UpdatesApproved bool
-	// Program is the program as stored (imports in workspace-rooted form).
+	// Program is the program as stored.
 	Program []byte
 }
 
@@ -73,12 +76,43 @@ func (w Workspace) Propose(opts ProposeOptions) (*ProposeResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	examples, err := parseExamples(opts.Examples)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.noSymlinkDirs(SkillsDir+"/"+proposalsDir, SkillsDir+"/"+proposalsDir+"/"+opts.Name); err != nil {
+		return nil, err
+	}
 	res := &ProposeResult{Proposal: p, Program: program, UpdatesApproved: w.status(opts.Name) == StatusApproved}
 	res.Replaced = isFile(filepath.Join(w.proposalDir(opts.Name), recordFile))
-	if err := writeProposal(w.proposalDir(opts.Name), p, program); err != nil {
+	// A new proposal replaces the old one whole: no file of it stays.
+	if err := os.RemoveAll(w.proposalDir(opts.Name)); err != nil {
+		return nil, err
+	}
+	if err := writeProposal(w.proposalDir(opts.Name), p, program, examples); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// examplesDir holds a skill's recorded examples, examples/1.json, ...
+const examplesDir = "examples"
+
+// parseExamples checks recorded examples and returns them as stored: each
+// a recording of a successful run.
+func parseExamples(raw [][]byte) ([][]byte, error) {
+	var out [][]byte
+	for i, data := range raw {
+		rec, err := ParseRecording(data)
+		if err != nil {
+			return nil, fmt.Errorf("example %d: %w", i+1, err)
+		}
+		if !rec.OK {
+			return nil, fmt.Errorf("example %d is a run that failed: an example shows the skill working; record a successful run (mcpcode run --record FILE)", i+1)
+		}
+		out = append(out, rec.Marshal())
+	}
+	return out, nil
 }
 
 // prepare checks a proposal and analyses its program, writing nothing.
@@ -99,17 +133,8 @@ func (w Workspace) prepare(ctx context.Context, opts ProposeOptions) (*Proposal,
 	if !hasDefaultExport.Match(opts.Program) {
 		return nil, nil, nil, errors.New("a skill's program must `export default` an async function that takes one input object and returns a JSON-serializable value")
 	}
-	fromDir := "."
-	if opts.ProgramPath != "" {
-		if rel, err := filepath.Rel(w.Root, filepath.Dir(absPath(opts.ProgramPath))); err == nil && filepath.IsLocal(rel) {
-			fromDir = rel
-		}
-	}
-	program, err := canonicalImports(opts.Program, fromDir)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	a, err := w.analyze(ctx, w.analysisEntry(opts.Name), program)
+	program := opts.Program
+	a, err := w.analyze(ctx, w.proposalEntry(opts.Name), program, opts.Name)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("the program does not bundle, so it cannot be proposed:\n%w", err)
 	}
@@ -156,23 +181,16 @@ func errOr(err error, s string) string {
 	return s
 }
 
-func hashOf(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
-func absPath(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return p
-}
-
-// writeProposal stores a proposal's program and record. The program goes
-// first: a record only ever sits next to the program it describes.
-func writeProposal(dir string, p *Proposal, program []byte) error {
+// writeProposal stores a proposal's program, examples and record. The
+// record goes last: it only ever sits next to what it describes.
+func writeProposal(dir string, p *Proposal, program []byte, examples [][]byte) error {
 	if err := atomicfile.Write(filepath.Join(dir, programFile), program, 0o644); err != nil {
 		return err
+	}
+	for i, ex := range examples {
+		if err := atomicfile.Write(filepath.Join(dir, examplesDir, fmt.Sprintf("%d.json", i+1)), ex, 0o644); err != nil {
+			return err
+		}
 	}
 	record, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
@@ -223,4 +241,34 @@ func (w Workspace) notPending(name string) error {
 		return fmt.Errorf("the proposal %q was dismissed; the agent can propose it again", name)
 	}
 	return fmt.Errorf("no skill or proposal named %q (see mcpcode skills list)", name)
+}
+
+// proposalEntry is a proposal's program file: it is analysed where it is,
+// as the code of the skill it proposes (its relative imports lead into its
+// own folder).
+func (w Workspace) proposalEntry(name string) string {
+	return filepath.Join(w.proposalDir(name), programFile)
+}
+
+// proposalFiles are the files a proposal would install as skills/<name>/
+// (its program, input schema and examples, and anything else in its
+// folder): what the review hash covers.
+func (w Workspace) proposalFiles(dir string, p *Proposal) (map[string][]byte, error) {
+	rel, err := filepath.Rel(w.Root, dir)
+	if err != nil {
+		return nil, err
+	}
+	files, err := w.readFolder(filepath.ToSlash(rel), recordFile)
+	if err != nil {
+		return nil, err
+	}
+	delete(files, schemaFile)
+	if len(p.InputSchema) > 0 {
+		var pretty bytes.Buffer
+		if err := jsonIndent(&pretty, p.InputSchema); err != nil {
+			return nil, err
+		}
+		files[schemaFile] = pretty.Bytes()
+	}
+	return files, nil
 }

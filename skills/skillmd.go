@@ -13,9 +13,10 @@ import (
 // Metadata keys mcpcode keeps under SKILL.md's "metadata" (the Agent Skills
 // spec makes metadata a map of strings, so every value is a string).
 const (
-	metaTools      = "mcpcode-tools"       // space-separated server.tool the program calls
+	metaTools      = "mcpcode-tools"       // space-separated server.tool the skill may call (all it calls, through skills too)
 	metaWrite      = "mcpcode-write"       // "true" only when a person granted write
-	metaSHA256     = "mcpcode-sha256"      // of index.ts, as approved
+	metaSHA256     = "mcpcode-sha256"      // the approval hash: the files, name, description and grant (integrity.go)
+	metaFiles      = "mcpcode-files"       // each file's sha256 as approved, to say what changed
 	metaProposedBy = "mcpcode-proposed-by" // "agent"
 	metaApprovedBy = "mcpcode-approved-by" // who approved, or "pull request"
 )
@@ -38,7 +39,7 @@ func (f *Frontmatter) Write() bool {
 // Tools returns the tools recorded as used, as "server.tool".
 func (f *Frontmatter) Tools() []string { return strings.Fields(f.Metadata[metaTools]) }
 
-// SHA256 returns the recorded hash of index.ts.
+// SHA256 returns the recorded approval hash.
 func (f *Frontmatter) SHA256() string { return f.Metadata[metaSHA256] }
 
 // ParseSkillMD reads the frontmatter of a SKILL.md and checks it against the
@@ -86,7 +87,7 @@ func yamlMessage(err error) string {
 
 // renderSkillMD writes SKILL.md for an approved skill: the frontmatter, then
 // what it does, why, its input, the tools it calls, and how to use it.
-func renderSkillMD(fm Frontmatter, p *Proposal, tools []ToolUse) ([]byte, error) {
+func renderSkillMD(fm Frontmatter, rationale string, schema []byte, tools []ToolUse) ([]byte, error) {
 	var header bytes.Buffer
 	enc := yaml.NewEncoder(&header)
 	enc.SetIndent(2)
@@ -98,15 +99,15 @@ func renderSkillMD(fm Frontmatter, p *Proposal, tools []ToolUse) ([]byte, error)
 	b.Write(header.Bytes())
 	b.WriteString("---\n\n")
 	fmt.Fprintf(&b, "# %s\n\n%s\n", fm.Name, strings.TrimSpace(fm.Description))
-	if r := strings.TrimSpace(p.Rationale); r != "" {
-		fmt.Fprintf(&b, "\nWhy it exists: %s\n", r)
+	if r := strings.Join(strings.Fields(rationale), " "); r != "" {
+		fmt.Fprintf(&b, "\n%s%s\n", rationalePrefix, r)
 	}
 	b.WriteString("\n## Input\n\n")
-	if len(p.InputSchema) > 0 {
+	if len(bytes.TrimSpace(schema)) > 0 {
 		var pretty bytes.Buffer
-		if jsonIndent(&pretty, p.InputSchema) != nil {
+		if jsonIndent(&pretty, schema) != nil {
 			pretty.Reset()
-			pretty.Write(p.InputSchema)
+			pretty.Write(schema)
 		}
 		fmt.Fprintf(&b, "One object matching this JSON Schema:\n\n```json\n%s```\n", pretty.String())
 	} else {
@@ -125,8 +126,22 @@ func renderSkillMD(fm Frontmatter, p *Proposal, tools []ToolUse) ([]byte, error)
 	}
 	fmt.Fprintf(&b, "\n%s It runs with the caller's permissions and the caller's mcp.json.\n", access)
 	fmt.Fprintf(&b, "\n## Usage\n\n```ts\nimport %s from \"skills/%s\";\n\nconst result = await %s(%s);\n```\n\nFrom a shell: `mcpcode run --skill %s --input '%s'`\n",
-		Identifier(fm.Name), fm.Name, Identifier(fm.Name), exampleInput(p.InputSchema), fm.Name, exampleInput(p.InputSchema))
+		Identifier(fm.Name), fm.Name, Identifier(fm.Name), exampleInput(schema), fm.Name, exampleInput(schema))
 	return b.Bytes(), nil
+}
+
+// rationalePrefix starts the line of SKILL.md's body that says why the
+// skill exists.
+const rationalePrefix = "Why it exists: "
+
+// rationaleOf reads the rationale back from SKILL.md's body.
+func rationaleOf(body []byte) string {
+	for _, line := range strings.Split(string(body), "\n") {
+		if r, ok := strings.CutPrefix(line, rationalePrefix); ok {
+			return r
+		}
+	}
+	return ""
 }
 
 // Identifier turns a skill name into the camelCase identifier examples

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-const readSheet = `import { getSheet } from "./servers/google-drive/getSheet";
+const readSheet = `import { getSheet } from "servers/google-drive/getSheet";
 
 export default async function (input: { status?: string }) {
   const sheet = await getSheet({ sheetId: "abc123" });
@@ -76,7 +76,12 @@ func TestProposeChecks(t *testing.T) {
 		{"bad schema", ProposeOptions{Name: "x", Description: "d", Rationale: "r", InputSchema: []byte(`[1]`), Program: []byte(readSheet)}, "the input schema must be a JSON Schema object"},
 		{"no default export", ProposeOptions{Name: "x", Description: "d", Rationale: "r", Program: []byte(`console.log(1)`)}, "must `export default` an async function"},
 		{"forbidden import", ProposeOptions{Name: "x", Description: "d", Rationale: "r", Program: []byte("import fs from \"fs\";\nexport default async () => fs.readFileSync(\"/etc/passwd\");\n")}, `import "fs" is not allowed`},
-		{"relative helper", ProposeOptions{Name: "x", Description: "d", Rationale: "r", Program: []byte("import { h } from \"./helper\";\nexport default async () => h();\n")}, "a skill may import only the generated tree"},
+		{"relative helper", ProposeOptions{Name: "x", Description: "d", Rationale: "r", Program: []byte("import { h } from \"./helper\";\nexport default async () => h();\n")}, `import "./helper": no such file`},
+		{"the tree imported relatively", ProposeOptions{Name: "x", Description: "d", Rationale: "r", Program: []byte(strings.Replace(readSheet, `"servers/`, `"./servers/`, 1))},
+			`relative paths from a skill lead from its own folder skills/.proposals/x/: write the tree as "servers/<server>/<tool>"`},
+		{"program files", ProposeOptions{Name: "x", Description: "d", Rationale: "r", Program: []byte("import { h } from \"../../../lib\";\nexport default async () => h();\n")},
+			`import "../../../lib" is not allowed: it is outside servers/ and skills/, and skill "x" may import only reviewed code`},
+		{"a skill's file", ProposeOptions{Name: "x", Description: "d", Rationale: "r", Program: []byte("import { h } from \"skills/other/helper\";\nexport default async () => h();\n")}, `no skill "other"`},
 		{"pending skill import", ProposeOptions{Name: "x", Description: "d", Rationale: "r", Program: []byte("import other from \"skills/other\";\nexport default async () => other({});\n")}, `no skill "other"`},
 	}
 	for _, tt := range tests {
@@ -129,18 +134,15 @@ export default async function () { return 1; }
 
 func TestApproveImportRunVerify(t *testing.T) {
 	w := demoWorkspace(t)
-	// A program in a subdirectory importing the tree relatively: its
-	// imports are rewritten to work from skills/<name>/.
 	src := filepath.Join(w.Root, "work", "prog.ts")
-	program := strings.Replace(readSheet, `"./servers/`, `"../servers/`, 1)
-	writeFile(t, src, program)
+	writeFile(t, src, readSheet)
 	res, err := w.Propose(ProposeOptions{Name: "pending-ids", Description: "Lists the ids of orders in a status.", Rationale: "Asked for every Monday.",
-		InputSchema: []byte(`{"type":"object","properties":{"status":{"type":"string"}}}`), Program: []byte(program), ProgramPath: src, Now: fixedNow})
+		InputSchema: []byte(`{"type":"object","properties":{"status":{"type":"string"}}}`), Program: []byte(readSheet), ProgramPath: src, Now: fixedNow})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(res.Program), `from "servers/google-drive/getSheet"`) {
-		t.Errorf("imports not rewritten:\n%s", res.Program)
+	if string(res.Program) != readSheet {
+		t.Errorf("the program was changed:\n%s", res.Program)
 	}
 	card, err := w.Show("pending-ids")
 	if err != nil {
@@ -149,11 +151,13 @@ func TestApproveImportRunVerify(t *testing.T) {
 	text := card.Render()
 	for _, want := range []string{"PENDING", "Proposed by agent", "read-only skill that runs with the caller's permissions",
 		"Why:\n  Asked for every Monday.", "Does:\n  Lists the ids", "google-drive.getSheet", "read-only",
-		`"status"`, "Program (6 lines", "Approve: mcpcode skills approve pending-ids\n"} {
+		`"status"`, "Program (index.ts, 6 lines", "\nsha256 " + card.SHA256 + " (the name, description and every file above)\n",
+		"Approve: mcpcode skills approve pending-ids --sha256 " + card.SHA256 + "\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("card lacks %q:\n%s", want, text)
 		}
 	}
+	// The card was shown: approving without the hash approves what it showed.
 	a, err := w.Approve("pending-ids", ApproveOptions{ApprovedBy: "ana"})
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +169,9 @@ func TestApproveImportRunVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fm.Name != "pending-ids" || fm.Write() || strings.Join(fm.Tools(), " ") != "google-drive.getSheet" || fm.Metadata[metaApprovedBy] != "ana" || fm.SHA256() != res.Proposal.SHA256 {
+	installed := map[string][]byte{programFile: []byte(readSheet), schemaFile: mustRead(t, filepath.Join(w.Root, "skills", "pending-ids", schemaFile))}
+	if fm.Name != "pending-ids" || fm.Write() || strings.Join(fm.Tools(), " ") != "google-drive.getSheet" || fm.Metadata[metaApprovedBy] != "ana" ||
+		fm.SHA256() != approvalHash(card.SHA256, false, []string{"google-drive.getSheet"}) || reviewHash("pending-ids", fm.Description, installed) != card.SHA256 {
 		t.Errorf("frontmatter %+v", fm)
 	}
 	for _, want := range []string{"## Input", "## Usage", `import pendingIds from "skills/pending-ids";`, "It is read-only"} {
@@ -210,7 +216,7 @@ func TestEditedProposalIsRefused(t *testing.T) {
 	propose(t, w, "sheet", readSheet)
 	p := filepath.Join(w.Root, "skills", ".proposals", "sheet", "index.ts")
 	writeFile(t, p, strings.Replace(readSheet, "getSheet({", "getSheet({ /* edited */", 1))
-	_, err := w.Approve("sheet", ApproveOptions{})
+	_, err := approve(w, "sheet", ApproveOptions{})
 	if err == nil || !strings.Contains(err.Error(), `refused: the program of "sheet" changed since it was proposed`) {
 		t.Fatalf("got %v", err)
 	}
@@ -229,12 +235,12 @@ func TestEditedProposalIsRefused(t *testing.T) {
 func TestWriteNeedsAGrant(t *testing.T) {
 	w := demoWorkspace(t)
 	propose(t, w, "note-lead", writeLead)
-	_, err := w.Approve("note-lead", ApproveOptions{})
+	_, err := approve(w, "note-lead", ApproveOptions{})
 	want := `refused: "note-lead" calls salesforce.updateRecord, which is not read-only; skills are read-only unless a person grants write: approve with --allow-write to grant it (recorded in SKILL.md)`
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}
-	a, err := w.Approve("note-lead", ApproveOptions{AllowWrite: true})
+	a, err := approve(w, "note-lead", ApproveOptions{AllowWrite: true})
 	if err != nil || !a.Write {
 		t.Fatalf("approve --allow-write: %+v %v", a, err)
 	}
@@ -247,20 +253,21 @@ func TestWriteNeedsAGrant(t *testing.T) {
 		t.Errorf("calls: %s", got)
 	}
 
-	// A person revokes the grant by editing SKILL.md: verify flags the
-	// write tool, and the bridge stops the call.
+	// A grant edited in SKILL.md is no approval: the skill does not run at
+	// all, and verify says what changed.
 	md := filepath.Join(w.Root, "skills", "note-lead", "SKILL.md")
 	writeFile(t, md, strings.Replace(string(mustRead(t, md)), metaWrite+`: "true"`, metaWrite+`: "false"`, 1))
 	caller = newFakeCaller(t, w)
 	r = run(t, w, caller, string(RunSource("note-lead")), `{"note":"hi"}`)
-	if r.OK || r.Error.Kind != "permission" || !strings.Contains(r.Error.Message, `skill "note-lead" may not call salesforce.updateRecord`) {
-		t.Fatalf("ungranted write: ok=%v %+v", r.OK, r.Error)
+	if r.OK || !strings.Contains(r.Error.Message, `skill "note-lead" does not match its approval: its files are as approved, so SKILL.md changed`) {
+		t.Fatalf("edited grant: ok=%v %+v", r.OK, r.Error)
 	}
-	if got := strings.Join(caller.called(), ","); got != "salesforce.getRecord" {
-		t.Errorf("the write reached the server: %s", got)
+	if got := caller.called(); len(got) != 0 {
+		t.Errorf("calls reached the server: %s", got)
 	}
 	problems, err := w.Verify()
-	if err != nil || len(problems) != 1 || !strings.Contains(problems[0].String(), "skills/note-lead: calls salesforce.updateRecord, which is not read-only, but SKILL.md does not grant write") {
+	if err != nil || len(problems) != 2 || !strings.Contains(problems[0].String(), "skills/note-lead: skill \"note-lead\" does not match its approval") ||
+		!strings.Contains(problems[1].String(), "skills/note-lead: calls salesforce.updateRecord, which is not read-only, but SKILL.md does not grant write") {
 		t.Errorf("verify: %v %v", problems, err)
 	}
 }
@@ -284,7 +291,7 @@ export default async function (input: { tool: string }) {
 	if !strings.Contains(card.Render(), "UNVERIFIABLE") {
 		t.Errorf("card:\n%s", card.Render())
 	}
-	if _, err := w.Approve("dyn", ApproveOptions{}); err != nil {
+	if _, err := approve(w, "dyn", ApproveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	caller := newFakeCaller(t, w)
@@ -333,30 +340,32 @@ func TestPendingAndDismissedCannotRun(t *testing.T) {
 func TestVerifyFindsProblems(t *testing.T) {
 	w := demoWorkspace(t)
 	propose(t, w, "good", readSheet)
-	if _, err := w.Approve("good", ApproveOptions{}); err != nil {
+	if _, err := approve(w, "good", ApproveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	skillsDir := filepath.Join(w.Root, "skills")
 	good := string(mustRead(t, filepath.Join(skillsDir, "good", "SKILL.md")))
-	goodProgram := string(mustRead(t, filepath.Join(skillsDir, "good", "index.ts")))
 	// missing SKILL.md
-	writeFile(t, filepath.Join(skillsDir, "no-md", "index.ts"), goodProgram)
+	writeFile(t, filepath.Join(skillsDir, "no-md", "index.ts"), readSheet)
 	// bad frontmatter
 	writeFile(t, filepath.Join(skillsDir, "bad-yaml", "SKILL.md"), "---\nname: [oops\n---\n")
-	writeFile(t, filepath.Join(skillsDir, "bad-yaml", "index.ts"), goodProgram)
-	// name and directory differ
+	writeFile(t, filepath.Join(skillsDir, "bad-yaml", "index.ts"), readSheet)
+	// name and directory differ (and so does the hash, which covers the name)
 	writeFile(t, filepath.Join(skillsDir, "renamed", "SKILL.md"), good)
-	writeFile(t, filepath.Join(skillsDir, "renamed", "index.ts"), goodProgram)
+	writeFile(t, filepath.Join(skillsDir, "renamed", "index.ts"), readSheet)
 	// an unknown tool
-	unknown := strings.Replace(goodProgram, `import { getSheet } from "servers/google-drive/getSheet";`, `import { callMCPTool } from "mcpcode:runtime";
+	unknown := strings.Replace(readSheet, `import { getSheet } from "servers/google-drive/getSheet";`, `import { callMCPTool } from "mcpcode:runtime";
 const getSheet = (a: object): Promise<any> => callMCPTool("google-drive", "getSpreadsheet", a);`, 1)
-	writeFile(t, filepath.Join(skillsDir, "unknown-tool", "index.ts"), unknown)
-	writeFile(t, filepath.Join(skillsDir, "unknown-tool", "SKILL.md"), strings.NewReplacer("name: good", "name: unknown-tool", hashOf([]byte(goodProgram)), hashOf([]byte(unknown))).Replace(good))
+	installApproved(t, w, "unknown-tool", unknown, false, "google-drive.getSpreadsheet")
 	// a write tool without a grant
-	writeFile(t, filepath.Join(skillsDir, "writer", "index.ts"), writeLead)
-	writeFile(t, filepath.Join(skillsDir, "writer", "SKILL.md"), strings.NewReplacer("name: good", "name: writer", hashOf([]byte(goodProgram)), hashOf([]byte(writeLead))).Replace(good))
+	installApproved(t, w, "writer", writeLead, false, "salesforce.getRecord", "salesforce.updateRecord")
+	// a tool it calls was not recorded (the tree changed under it)
+	installApproved(t, w, "unrecorded", writeLead, true, "salesforce.getRecord")
 	// a program edited after approval
-	writeFile(t, filepath.Join(skillsDir, "good", "index.ts"), goodProgram+"\n// edited\n")
+	writeFile(t, filepath.Join(skillsDir, "good", "index.ts"), readSheet+"\n// edited\n")
+	// a planted file next to an approved skill
+	installApproved(t, w, "planted", readSheet, false, "google-drive.getSheet")
+	writeFile(t, filepath.Join(skillsDir, "planted", "helper.ts"), "export const x = 1;\n")
 
 	problems, err := w.Verify()
 	if err != nil {
@@ -367,20 +376,24 @@ const getSheet = (a: object): Promise<any> => callMCPTool("google-drive", "getSp
 		lines = append(lines, p.String())
 	}
 	got := strings.Join(lines, "\n")
-	for _, want := range []string{
+	want := []string{
 		"skills/bad-yaml: SKILL.md frontmatter is not valid",
-		"skills/good: index.ts changed since it was approved",
+		`skills/good: skill "good" does not match its approval: index.ts changed; nothing of it runs until a person approves it again: review it with ` + "`mcpcode skills show good`",
 		"skills/no-md: missing SKILL.md",
+		`skills/planted: skill "planted" does not match its approval: helper.ts was added;`,
 		`skills/renamed: SKILL.md names the skill "good" but its directory is "renamed"`,
+		`skills/renamed: skill "renamed" does not match its approval: its files are as approved, so SKILL.md changed`,
 		"skills/unknown-tool: calls google-drive.getSpreadsheet, which does not exist in servers/",
+		"skills/unrecorded: calls salesforce.updateRecord, which is not among the tools recorded at approval (mcpcode-tools: salesforce.getRecord)",
 		"skills/writer: calls salesforce.updateRecord, which is not read-only, but SKILL.md does not grant write",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("verify missed %q; it said:\n%s", want, got)
-		}
 	}
-	if len(problems) != 6 {
-		t.Errorf("want 6 problems, got %d:\n%s", len(problems), got)
+	if len(lines) != len(want) {
+		t.Errorf("want %d problems, got %d:\n%s", len(want), len(lines), got)
+	}
+	for i, w := range want {
+		if i >= len(lines) || !strings.HasPrefix(lines[i], w) {
+			t.Errorf("problem %d: want it to start with %q; verify said:\n%s", i+1, w, got)
+		}
 	}
 }
 
@@ -396,7 +409,7 @@ export default async function () {
 }
 `
 	propose(t, w, "planter", program)
-	if _, err := w.Approve("planter", ApproveOptions{}); err != nil {
+	if _, err := approve(w, "planter", ApproveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r := run(t, w, newFakeCaller(t, w), string(RunSource("planter")), `{}`)

@@ -42,6 +42,12 @@ type Workspace struct {
 	// policy it should use is the Workspace's own (Policy). Nil bundles in
 	// this process with runtime.Bundle: for trusted programs and tests.
 	Bundle func(ctx context.Context, o runtime.BundleOptions) (*runtime.Program, error)
+	// Run bundles and runs a program: Verify replays approved skills'
+	// recorded examples with it (its Caller answers from the recording).
+	// Like Bundle, a process that must survive untrusted code passes one
+	// that works in a worker process (runtime/worker's Pool.Run). Nil
+	// bundles and runs in this process.
+	Run func(ctx context.Context, b runtime.BundleOptions, r runtime.RunOptions) *runtime.Result
 }
 
 // NewWorkspace returns the skills of the workspace at root, with the
@@ -140,8 +146,12 @@ func subdirs(dir string) ([]string, error) {
 	return out, nil
 }
 
-// readSkillMD reads and checks an approved skill's SKILL.md.
+// readSkillMD reads and checks an approved skill's SKILL.md, refusing
+// symbolic links on the way.
 func (w Workspace) readSkillMD(name string) (*Frontmatter, error) {
+	if err := w.noSymlinkDirs(SkillsDir+"/"+name, SkillsDir+"/"+name+"/"+skillMDFile); err != nil {
+		return nil, err
+	}
 	data, err := os.ReadFile(filepath.Join(w.approvedDir(name), skillMDFile))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -60,6 +60,12 @@ type RunRequest struct {
 	Privacy string
 	// By says who asked for the run, for the audit log (audit.go).
 	By RunBy
+	// Replay, when set, answers the run's tool calls from a recording
+	// instead of any server (mcpcode run --replay).
+	Replay *skills.Recording
+	// Record, when set, is called after the run with its recording: every
+	// tool call sent upstream and its answer (mcpcode run --record).
+	Record func(*skills.Recording)
 }
 
 // Run bundles and runs one program against the workspace's servers, each
@@ -79,17 +85,30 @@ func (w *Workspace) Run(ctx context.Context, req RunRequest) (*runtime.Result, e
 		input = json.RawMessage(`{}`)
 	}
 	caller := req.Caller
+	if req.Replay != nil {
+		caller = skills.NewReplayer(req.Replay) // no server is started
+	}
 	if caller == nil {
 		pool := w.Pool(PoolOptions{ConnectTimeout: req.ConnectTimeout, Handlers: req.Handlers})
 		defer pool.Close()
 		caller = pool
+	}
+	var recorder *skills.Recorder
+	if req.Record != nil {
+		// Innermost, next to the servers: what was really sent and got.
+		recorder = skills.NewRecorder(caller)
+		caller = recorder
 	}
 	hook, caller, err := w.beginRun(req, bopts, caller) // privacy and audit (audit.go)
 	if err != nil {
 		return nil, err
 	}
 	ropts := runtime.RunOptions{Workspace: w.Root, Caller: caller, Limits: req.Limits, Input: input}
-	return hook.finish(w.app.execute(ctx, req.Isolation, bopts, ropts)), nil
+	res := w.app.execute(ctx, req.Isolation, bopts, ropts)
+	if recorder != nil {
+		req.Record(recorder.Recording(input, res))
+	}
+	return hook.finish(res), nil
 }
 
 // bundleOptions checks the request and says what to bundle.

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"github.com/mcpcode/mcpcode/runtime"
 	"github.com/mcpcode/mcpcode/skills"
 )
 
@@ -34,5 +35,15 @@ func (w *Workspace) ApproveSkill(name string, o skills.ApproveOptions) (*skills.
 // DismissSkill sets a pending proposal aside.
 func (w *Workspace) DismissSkill(name string) error { return w.SkillStore().Dismiss(name) }
 
-// VerifySkills checks every skill; each problem is one entry.
-func (w *Workspace) VerifySkills() ([]skills.Problem, error) { return w.SkillStore().Verify() }
+// VerifySkills checks every skill, replaying each approved skill's
+// recorded examples (in a worker, like any run of untrusted code); each
+// problem is one entry.
+func (w *Workspace) VerifySkills() ([]skills.Problem, error) {
+	s := w.SkillStore()
+	if w.app != nil && w.app.WorkerCommand != nil {
+		s.Run = func(ctx context.Context, b runtime.BundleOptions, r runtime.RunOptions) *runtime.Result {
+			return w.app.execute(ctx, IsolationWorker, b, r)
+		}
+	}
+	return s.Verify()
+}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcode/mcpcode/generator"
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"github.com/mcpcode/mcpcode/runtime"
 	"github.com/mcpcode/mcpcode/skills"
@@ -32,7 +33,7 @@ func TestHostileProposalIsBundledInAWorker(t *testing.T) {
 		_, err := ws.Propose(skills.ProposeOptions{Name: "arrows", Description: "Returns a function.", Rationale: "A test.", Program: []byte(arrows)})
 		return err
 	})
-	want := "the program does not bundle, so it cannot be proposed:\nbundling " + filepath.Join(ws.Root, "arrows.ts") +
+	want := "the program does not bundle, so it cannot be proposed:\nbundling " + filepath.Join(ws.Root, "skills", ".proposals", "arrows", "index.ts") +
 		" took longer than 5s, so its worker process was stopped: the program is too costly to bundle; make it smaller or simpler"
 	if err == nil || err.Error() != want {
 		t.Fatalf("Propose error = %v\nwant %s", err, want)
@@ -128,6 +129,21 @@ func TestSkillGrantReachesTheCaller(t *testing.T) {
 export default () => callMCPTool("crm", "update", {});`)
 	writeFile(t, filepath.Join(ws.Root, "skills", "reader", "index.ts"), `import { callMCPTool } from "mcpcode:runtime";
 export default () => callMCPTool("crm", "get", {});`)
+	// A person approves both as laid out (writer with write), after gen
+	// listed crm's tools.
+	readOnly := true
+	m := &generator.Manifest{Version: generator.ManifestVersion, Servers: []generator.ServerEntry{{Name: "crm", Directory: "crm", Tools: []generator.ToolEntry{
+		{Name: "get", Function: "get", Hints: mcptool.Hints{ReadOnly: &readOnly}}, {Name: "update", Function: "update"}}}}}
+	writeFile(t, filepath.Join(ws.Root, ".mcpcode", "manifest.json"), string(m.Marshal()))
+	for name, write := range map[string]bool{"writer": true, "reader": false} {
+		card, err := ws.ShowSkill(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ws.ApproveSkill(name, skills.ApproveOptions{SHA256: card.SHA256, AllowWrite: write}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	src := `import { callMCPTool } from "mcpcode:runtime";
 import writer from "skills/writer";
 import reader from "skills/reader";

@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/internal/atomicfile"
+	"github.com/mcpcode/mcpcode/internal/visible"
 	"github.com/mcpcode/mcpcode/runtime"
 	"github.com/mcpcode/mcpcode/runtime/worker"
 	"github.com/mcpcode/mcpcode/servers"
@@ -28,6 +31,8 @@ type runFlags struct {
 	skill          string
 	input          string
 	privacy        string
+	record         string
+	replay         string
 }
 
 // byteSize is a flag value like 256MiB, 1GiB or 1048576.
@@ -101,6 +106,8 @@ func cmdRun(a *cli, args []string) int {
 	fs.StringVar(&rf.skill, "skill", "", "run an approved skill instead of a file")
 	fs.StringVar(&rf.input, "input", "", "JSON input for the program's default-exported function (or the skill)")
 	fs.DurationVar(&rf.connectTimeout, "connect-timeout", servers.DefaultConnectTimeout, "time allowed to connect to one server")
+	fs.StringVar(&rf.record, "record", "", "write every tool call and result of the run, with its input and result, to FILE (a recording a skill proposal can carry as an example; it holds the real data)")
+	fs.StringVar(&rf.replay, "replay", "", "answer the run's tool calls from a recording FILE (mcpcode run --record) instead of any server; a call not in it is an error")
 	fs.StringVar(&rf.privacy, "privacy", "", `"tokenize" shows emails, phones, names, cards, IBANs and IPs as tokens such as [EMAIL_1] and sends tool calls the real values; "off"; default: mcp.json's "privacy" mode, else off`)
 	rest, code, ok := parse(fs, args)
 	if !ok {
@@ -144,7 +151,20 @@ func cmdRun(a *cli, args []string) int {
 		req.File = rest[0]
 	}
 	req.Handlers = a.clientHandlers() // servers' questions: asked in the terminal, else declined
-	req.OneShot = true                // this process ends with the run: one worker, started at once, none kept warm
+	if rf.replay != "" {
+		data, err := os.ReadFile(rf.replay)
+		if err != nil {
+			return a.usageError("run", "--replay: %v", err)
+		}
+		if req.Replay, err = skills.ParseRecording(data); err != nil {
+			return a.usageError("run", "--replay %s: %v", rf.replay, err)
+		}
+	}
+	var recording *skills.Recording
+	if rf.record != "" {
+		req.Record = func(r *skills.Recording) { recording = r }
+	}
+	req.OneShot = true // this process ends with the run: one worker, started at once, none kept warm
 	ws, err := a.openWith(app.OpenOptions{Dir: rf.dir})
 	if err != nil {
 		return a.configError("run", err)
@@ -155,6 +175,11 @@ func cmdRun(a *cli, args []string) int {
 			return a.usageError("run", "%v", err)
 		}
 		return a.fail("run", err)
+	}
+	if recording != nil {
+		if err := atomicfile.Write(rf.record, recording.Marshal(), 0o644); err != nil {
+			return a.fail("run", fmt.Errorf("--record: %w", err))
+		}
 	}
 	return a.printRunResult(res, rf)
 }
@@ -182,8 +207,10 @@ func (a *cli) printRunResult(res *runtime.Result, rf runFlags) int {
 		writeJSON(a.stdout, res)
 		return code
 	}
-	a.stdout.Write([]byte(cutOutput(app.RunOutput(res), rf.limits.MaxOutput)))
-	fmt.Fprint(a.stderr, app.RunErrorText(res))
+	// The program's words, shown visibly: no escape sequence it logs or
+	// returns acts on the terminal.
+	a.stdout.Write([]byte(visible.Text(cutOutput(app.RunOutput(res), rf.limits.MaxOutput))))
+	fmt.Fprint(a.stderr, visible.Text(app.RunErrorText(res)))
 	return code
 }
 

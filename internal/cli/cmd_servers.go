@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpcode/mcpcode/gateway"
 	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/internal/visible"
 	"github.com/mcpcode/mcpcode/servers"
 )
 
@@ -87,11 +88,12 @@ func printServerTable(w io.Writer, statuses []servers.Status, disabled []string)
 	fmt.Fprintln(tw, "SERVER\tSTATUS\tTRANSPORT\tNAME\tVERSION\tTOOLS\tCONNECT")
 	for _, st := range statuses {
 		if st.Err != nil {
-			fmt.Fprintf(tw, "%s\tfailed\t%s\t-\t-\t-\t-\n", st.Name, st.Transport)
+			fmt.Fprintf(tw, "%s\tfailed\t%s\t-\t-\t-\t-\n", visible.Line(st.Name), st.Transport)
 			continue
 		}
 		l := st.Listing
-		fmt.Fprintf(tw, "%s\tok\t%s\t%s\t%s\t%d\t%s\n", st.Name, st.Transport, dash(l.ServerName), dash(l.ServerVersion), len(l.Tools), roundDuration(l.ConnectTime))
+		// The name and version are the server's own words: shown visibly.
+		fmt.Fprintf(tw, "%s\tok\t%s\t%s\t%s\t%d\t%s\n", visible.Line(st.Name), st.Transport, visible.Line(dash(l.ServerName)), visible.Line(dash(l.ServerVersion)), len(l.Tools), roundDuration(l.ConnectTime))
 	}
 	for _, d := range disabled {
 		fmt.Fprintf(tw, "%s\tdisabled\t-\t-\t-\t-\t-\n", d)
@@ -107,9 +109,9 @@ func printFailures(w io.Writer, statuses []servers.Status) {
 		}
 		var se *servers.ServerError
 		if errors.As(st.Err, &se) {
-			fmt.Fprintf(w, "\n%s\n", se.Detail())
+			fmt.Fprintf(w, "\n%s\n", visible.Text(se.Detail()))
 		} else {
-			fmt.Fprintf(w, "\nserver %q: %v\n", st.Name, st.Err)
+			fmt.Fprintf(w, "\nserver %q: %s\n", st.Name, visible.Text(st.Err.Error()))
 		}
 	}
 }
@@ -185,13 +187,13 @@ func cmdTools(a *cli, args []string) int {
 			fmt.Fprintln(a.stdout)
 		}
 		if st.Err != nil {
-			fmt.Fprintf(a.stdout, "%s: failed: %s\n", st.Name, app.ErrorReason(st.Err))
+			fmt.Fprintf(a.stdout, "%s: failed: %s\n", visible.Line(st.Name), visible.Text(app.ErrorReason(st.Err)))
 			continue
 		}
-		fmt.Fprintf(a.stdout, "%s (%s)\n", st.Name, plural(len(st.Listing.Tools), "tool"))
+		fmt.Fprintf(a.stdout, "%s (%s)\n", visible.Line(st.Name), plural(len(st.Listing.Tools), "tool"))
 		tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 		for _, t := range st.Listing.Tools {
-			fmt.Fprintf(tw, "  %s\t%s\n", t.Name, truncate(t.FirstLine(), 100))
+			fmt.Fprintf(tw, "  %s\t%s\n", visible.Line(t.Name), visible.Line(truncate(t.FirstLine(), 100)))
 		}
 		tw.Flush()
 	}
@@ -201,7 +203,9 @@ func cmdTools(a *cli, args []string) int {
 
 // writeJSON prints v as indented JSON. A value that cannot be encoded (a
 // program's result nested too deep, say) prints an error object instead,
-// so that a reader always gets JSON.
+// so that a reader always gets JSON. Control and format characters in its
+// strings (which came from programs and servers) are \u escapes, visible
+// on a terminal and decoded unchanged (package visible).
 func writeJSON(w io.Writer, v any) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -211,7 +215,7 @@ func writeJSON(w io.Writer, v any) {
 		buf.Reset()
 		_ = enc.Encode(map[string]any{"ok": false, "error": map[string]string{"kind": "output", "message": "the output could not be encoded as JSON: " + err.Error()}})
 	}
-	w.Write(buf.Bytes())
+	w.Write(visible.JSON(buf.Bytes()))
 }
 
 func dash(s string) string {
@@ -283,6 +287,6 @@ func (a *cli) searchTools(cf connFlags, query, detail string, limit int, asJSON 
 		writeJSON(a.stdout, map[string]any{"query": query, "tools": hits})
 		return exitOK
 	}
-	fmt.Fprint(a.stdout, gateway.RenderSearch(hits, detail))
+	fmt.Fprint(a.stdout, visible.Text(gateway.RenderSearch(hits, detail)))
 	return exitOK
 }

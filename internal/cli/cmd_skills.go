@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/internal/visible"
 	"github.com/mcpcode/mcpcode/skills"
 )
 
@@ -19,12 +20,14 @@ grants nothing. An approved skill (skills/<name>/SKILL.md and index.ts) is read-
 the caller's permissions, unless a person approves it with --allow-write.
 
 Commands:
-  propose   --name NAME --description TEXT --rationale TEXT [--input-schema FILE] [--git] PROGRAM.ts
+  propose   --name NAME --description TEXT --rationale TEXT [--input-schema FILE] [--example FILE]... [--git] PROGRAM.ts
             check a program (bundled, never run) and store it as a pending proposal, or with --git
             commit it laid out as approved on a new branch skill/<name> for a pull request
   list      approved, pending and dismissed skills
-  show      NAME: the review card: what it does, why, the tools it calls, its input, the program
-  approve   NAME [--allow-write]: install a pending proposal as skills/<name>/
+  show      NAME: the review card: what it does, why, the tools it calls, its input, its recorded
+            examples, the program, and the exact command that approves what it shows
+  approve   NAME --sha256 HASH [--allow-write]: install the pending proposal the card showed as
+            skills/<name>/ (or approve an approved skill again, as it is now)
   dismiss   NAME: set a pending proposal aside
   verify    check every skill under skills/ (for CI); exits 1 with one line per problem
 
@@ -108,6 +111,8 @@ func cmdSkillsPropose(a *cli, args []string) int {
 	fs.StringVar(&o.Description, "description", "", "what the skill does and when to use it (at most 1024 characters)")
 	fs.StringVar(&o.Rationale, "rationale", "", "why it deserves to be a skill")
 	schemaFile := fs.String("input-schema", "", "a JSON Schema file describing the input object")
+	var examples fileList
+	fs.Var(&examples, "example", "a recording of a run of the program (mcpcode run --record FILE) to carry as an example; repeatable")
 	useGit := fs.Bool("git", false, "commit the skill on a new branch skill/<name> for a pull request instead")
 	ws, rest, code, ok := c.parse(a, args)
 	if !ok {
@@ -130,6 +135,13 @@ func cmdSkillsPropose(a *cli, args []string) int {
 		if o.InputSchema, err = os.ReadFile(*schemaFile); err != nil {
 			return a.usageError("skills propose", "reading the input schema: %v", err)
 		}
+	}
+	for _, f := range examples {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return a.usageError("skills propose", "reading the example: %v", err)
+		}
+		o.Examples = append(o.Examples, data)
 	}
 	if *useGit {
 		gp, err := ws.ProposeGit(a.ctx, o)
@@ -156,7 +168,7 @@ func cmdSkillsPropose(a *cli, args []string) int {
 	if res.UpdatesApproved {
 		fmt.Fprintf(a.stdout, "An approved skill %q exists: approving this proposal replaces it.\n", p.Name)
 	}
-	fmt.Fprintf(a.stdout, "It calls: %s\n", describeTools(p.Tools, p.Dynamic))
+	fmt.Fprintf(a.stdout, "It calls: %s\n", visible.Line(describeTools(p.Tools, p.Dynamic)))
 	fmt.Fprintf(a.stdout, "A person reviews it with: mcpcode skills show %s\n", p.Name)
 	return exitOK
 }
@@ -217,7 +229,7 @@ func cmdSkillsList(a *cli, args []string) int {
 		if e.Problem != "" {
 			desc = "PROBLEM: " + e.Problem
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, e.Status, access, truncate(desc, 80))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, e.Status, access, visible.Line(truncate(desc, 80)))
 	}
 	tw.Flush()
 	return exitOK
@@ -242,16 +254,19 @@ func cmdSkillsShow(a *cli, args []string) int {
 }
 
 func cmdSkillsApprove(a *cli, args []string) int {
-	c := a.skillsCommand("approve", "NAME [--allow-write] [--dir WORKSPACE]",
-		"Installs a pending proposal as skills/<name>/ (SKILL.md, index.ts) after checking that the program\n"+
-			"is the one proposed, that every tool it calls exists, and that it calls only read-only tools\n"+
-			"unless --allow-write grants more (recorded in SKILL.md).", false)
+	c := a.skillsCommand("approve", "NAME --sha256 HASH [--allow-write] [--dir WORKSPACE]",
+		"Installs a pending proposal as skills/<name>/ (SKILL.md, index.ts, its schema and examples) after\n"+
+			"checking that it is exactly what the review card showed (the hash the card prints; without\n"+
+			"--sha256, what `skills show` showed last, if nothing changed since), that every tool it calls\n"+
+			"exists, and that it calls only read-only tools unless --allow-write grants more (recorded in\n"+
+			"SKILL.md). Without a pending proposal it approves an approved skill again, as it is now.", false)
 	allowWrite := c.fs.Bool("allow-write", false, "grant the skill calls to tools that are not read-only")
+	sha := c.fs.String("sha256", "", "the hash the review card printed: approve exactly what it showed")
 	ws, name, code, ok := c.parseName(a, args)
 	if !ok {
 		return code
 	}
-	res, err := ws.ApproveSkill(name, skills.ApproveOptions{AllowWrite: *allowWrite, ApprovedBy: os.Getenv("USER")})
+	res, err := ws.ApproveSkill(name, skills.ApproveOptions{AllowWrite: *allowWrite, ApprovedBy: os.Getenv("USER"), SHA256: *sha})
 	if err != nil {
 		return a.fail(c.name, err)
 	}
@@ -259,7 +274,11 @@ func cmdSkillsApprove(a *cli, args []string) int {
 	if res.Write {
 		access = "with write access"
 	}
-	fmt.Fprintf(a.stdout, "Approved %q (%s): %s\n", res.Name, access, ws.Rel(res.Dir))
+	verb := "Approved"
+	if res.Reapproved {
+		verb = "Approved again"
+	}
+	fmt.Fprintf(a.stdout, "%s %q (%s): %s\n", verb, res.Name, access, ws.Rel(res.Dir))
 	fmt.Fprintf(a.stdout, "Use it: import %s from \"skills/%s\";  or: mcpcode run --skill %s --input '{}'\n", skills.Identifier(res.Name), res.Name, res.Name)
 	if len(res.Dynamic) > 0 {
 		fmt.Fprintf(a.stdout, "Note: %d call(s) could not be verified statically; the runtime checks them on every call.\n", len(res.Dynamic))
@@ -300,7 +319,7 @@ func cmdSkillsVerify(a *cli, args []string) int {
 		writeJSON(a.stdout, map[string]any{"ok": len(problems) == 0, "problems": problems})
 	} else {
 		for _, p := range problems {
-			fmt.Fprintln(a.stdout, p)
+			fmt.Fprintln(a.stdout, visible.Line(p.String()))
 		}
 		if len(problems) == 0 {
 			fmt.Fprintln(a.stdout, "All skills verified.")
@@ -310,4 +329,14 @@ func cmdSkillsVerify(a *cli, args []string) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// fileList is a repeatable flag of file names.
+type fileList []string
+
+func (f *fileList) String() string { return strings.Join(*f, ",") }
+
+func (f *fileList) Set(s string) error {
+	*f = append(*f, s)
+	return nil
 }

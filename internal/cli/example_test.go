@@ -60,10 +60,28 @@ func TestExampleTreeFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sk.Propose(skills.ProposeOptions{Name: app.DemoSkill, Description: app.DemoSkillDescription, Rationale: app.DemoSkillRationale, InputSchema: schema, Program: program, ProgramPath: progPath}); err != nil {
+	// Its example: a run of the program recorded against the demo servers
+	// (skills verify replays it offline).
+	runProg := filepath.Join(ws, "programs", app.DemoSkillProgram)
+	if !*update {
+		writeFile(t, runProg, string(program))
+	}
+	recFile := filepath.Join(t.TempDir(), "example.json")
+	if code := ta.run("run", "--dir", ws, "--isolation", "none", "--record", recFile, "--input", `{"limit":3}`, runProg); code != 0 {
+		t.Fatalf("recording the demo skill's example: exit %d\n%s%s", code, ta.stdout, ta.stderr)
+	}
+	recorded, err := os.ReadFile(recFile)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sk.Approve(app.DemoSkill, skills.ApproveOptions{ApprovedBy: "the demo"}); err != nil {
+	if _, err := sk.Propose(skills.ProposeOptions{Name: app.DemoSkill, Description: app.DemoSkillDescription, Rationale: app.DemoSkillRationale, InputSchema: schema, Program: program, ProgramPath: progPath, Examples: [][]byte{recorded}}); err != nil {
+		t.Fatal(err)
+	}
+	card, err := sk.Show(app.DemoSkill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sk.Approve(app.DemoSkill, skills.ApproveOptions{ApprovedBy: "the demo", SHA256: card.SHA256}); err != nil {
 		t.Fatal(err)
 	}
 	if *update {
@@ -85,6 +103,8 @@ func TestExampleTreeFresh(t *testing.T) {
 			}
 		}
 	}
+	// skills verify in examples/demo replays the demo skill's example
+	// offline, as a pull request's CI would.
 	if problems, err := skills.NewWorkspace(example).Verify(); err != nil || len(problems) > 0 {
 		t.Errorf("skills verify in examples/demo: %v %v", problems, err)
 	}

@@ -1,0 +1,214 @@
+package skills
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// What approval binds. A skill is its folder skills/<name>/: every file in
+// it but SKILL.md (index.ts, input.schema.json, recorded examples, any
+// helper file), plus what SKILL.md says about it: name, description, the
+// write grant and the tools it may call. Two hashes cover that:
+//
+//   - the review hash covers the name, the description and the files. The
+//     review card prints it, and `skills approve NAME --sha256 HASH`
+//     approves exactly what has that hash: what the reviewer read.
+//   - the approval hash, recorded in SKILL.md as mcpcode-sha256, covers the
+//     review hash, the write grant and the tools. Running, importing or
+//     verifying a skill whose files or grant no longer give the recorded
+//     hash is refused, with the reason and the command that re-approves
+//     it.
+//
+// Both are plain SHA-256 digests, not signatures: anyone who can write the
+// files can compute them. They bind an approval to what was read and catch
+// every change made since (an edited program, a flipped grant, a planted
+// file); they do not stop someone who can edit files and run mcpcode from
+// approving. See the README's security model.
+
+// Limits on a skill's folder, far above what a skill needs.
+const (
+	maxSkillFiles = 200
+	maxSkillBytes = 8 << 20
+)
+
+// hashFormat versions the text the hashes are computed over.
+const hashFormat = "mcpcode skill v1"
+
+// reviewHash is the hash a reviewer approves: name, description, files.
+func reviewHash(name, description string, files map[string][]byte) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\nname %q\ndescription %q\n", hashFormat, name, strings.TrimSpace(description))
+	for _, p := range sortedKeys(files) {
+		fmt.Fprintf(&b, "file %q %s\n", p, hashOf(files[p]))
+	}
+	return hashOf([]byte(b.String()))
+}
+
+// approvalHash is the hash SKILL.md records: the review hash and the grant.
+func approvalHash(review string, write bool, tools []string) string {
+	tools = slices.Clone(tools)
+	slices.Sort(tools)
+	return hashOf(fmt.Appendf(nil, "%s\nreview %s\nwrite %t\ntools %q\n", hashFormat, review, write, tools))
+}
+
+// fileHashes lists each file's hash as SKILL.md records it (mcpcode-files),
+// "path=sha256" separated by spaces, so that a refusal can say which file
+// changed.
+func fileHashes(files map[string][]byte) string {
+	var parts []string
+	for _, p := range sortedKeys(files) {
+		parts = append(parts, p+"="+hashOf(files[p]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func sortedKeys(m map[string][]byte) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func hashOf(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// noSymlinkDirs refuses when skills/, or any of the given directories
+// under the workspace root (slash-separated, relative), is a symbolic link.
+func (w Workspace) noSymlinkDirs(rels ...string) error {
+	for _, rel := range append([]string{SkillsDir}, rels...) {
+		fi, err := os.Lstat(filepath.Join(w.Root, filepath.FromSlash(rel)))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return symlinkError(rel)
+		}
+	}
+	return nil
+}
+
+func symlinkError(rel string) error {
+	return fmt.Errorf("%s is a symbolic link: symbolic links under skills/ are refused (a skill is exactly the files in its folder); replace it with the real directory or file", rel)
+}
+
+// readFolder reads every file in a skill's folder (dir, relative to the
+// workspace root) but SKILL.md and the files named in skip, refusing
+// symbolic links and anything but regular files and directories.
+func (w Workspace) readFolder(dir string, skip ...string) (map[string][]byte, error) {
+	if err := w.noSymlinkDirs(dir); err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{}
+	total := 0
+	root := filepath.Join(w.Root, filepath.FromSlash(dir))
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		switch {
+		case e.Type()&fs.ModeSymlink != 0:
+			return symlinkError(path.Join(dir, rel))
+		case e.IsDir():
+			return nil
+		case !e.Type().IsRegular():
+			return fmt.Errorf("%s is not a regular file: a skill's folder holds only files and directories", path.Join(dir, rel))
+		case rel == skillMDFile || slices.Contains(skip, rel):
+			return nil
+		}
+		if len(files) >= maxSkillFiles {
+			return fmt.Errorf("%s holds more than %d files: a skill's folder holds its program and little else", dir, maxSkillFiles)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if total += len(data); total > maxSkillBytes {
+			return fmt.Errorf("%s holds more than %d MiB of files: a skill's folder holds its program and little else", dir, maxSkillBytes>>20)
+		}
+		files[rel] = data
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s does not exist", dir)
+	}
+	return files, err
+}
+
+// checkApproved checks an approved skill against its approval: its
+// folder's files and SKILL.md's grant must give the recorded hash. It
+// returns the files; the error says what changed and how to re-approve.
+func (w Workspace) checkApproved(name string, fm *Frontmatter) (map[string][]byte, error) {
+	dir := SkillsDir + "/" + name
+	files, err := w.readFolder(dir)
+	if err != nil {
+		return nil, err
+	}
+	recorded := fm.SHA256()
+	if recorded == "" {
+		return nil, fmt.Errorf("skills/%s/SKILL.md records no %s, so nothing says what was approved: %s", name, metaSHA256, reapproveHint(name))
+	}
+	review := reviewHash(name, fm.Description, files)
+	if approvalHash(review, fm.Write(), fm.Tools()) == recorded {
+		return files, nil
+	}
+	return nil, fmt.Errorf("skill %q does not match its approval: %s; nothing of it runs until a person approves it again: %s", name, changes(files, fm), reapproveHint(name))
+}
+
+// reapproveHint is the command that re-approves a changed skill.
+func reapproveHint(name string) string {
+	return fmt.Sprintf("review it with `mcpcode skills show %s`, then approve it with the command the card prints (mcpcode skills approve %s --sha256 ...)", name, name)
+}
+
+// changes says what differs from the approval, as far as SKILL.md's
+// record of each file's hash (mcpcode-files) tells.
+func changes(files map[string][]byte, fm *Frontmatter) string {
+	was := map[string]string{}
+	for _, f := range strings.Fields(fm.Metadata[metaFiles]) {
+		if p, h, ok := strings.Cut(f, "="); ok {
+			was[p] = h
+		}
+	}
+	var out []string
+	for _, p := range sortedKeys(files) {
+		switch h, ok := was[p]; {
+		case !ok:
+			out = append(out, p+" was added")
+		case h != hashOf(files[p]):
+			out = append(out, p+" changed")
+		}
+	}
+	for _, p := range sortedKeys(toSet(was)) {
+		if _, ok := files[p]; !ok {
+			out = append(out, p+" was removed")
+		}
+	}
+	if len(out) == 0 {
+		return "its files are as approved, so SKILL.md changed (its name, description, " + metaWrite + " or " + metaTools + ")"
+	}
+	return strings.Join(out, ", ")
+}
+
+func toSet(m map[string]string) map[string][]byte {
+	out := make(map[string][]byte, len(m))
+	for k := range m {
+		out[k] = nil
+	}
+	return out
+}
