@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"sync"
 
 	"github.com/mcpcode/mcpcode/internal/mcptool"
@@ -192,6 +193,75 @@ func objectKeys(raw json.RawMessage) []string {
 		keys = append(keys, k)
 	}
 	return keys
+}
+
+// tapLine takes the answer to a captured tools/call off a stdio server's
+// stdout before go-sdk reads it: when line is the JSON-RPC response to a
+// call whose raw result is wanted, the result is read once
+// (mcptool.ParseResult) into the call's slot and tapLine returns the line
+// go-sdk gets instead, a response with a stub result (stubResult). It
+// returns nil for any other line, which then takes go-sdk's path. A
+// 10,000-row result is so scanned once instead of being checked, decoded
+// and copied four times on its way through go-sdk's decoders.
+func (c *toolsCapture) tapLine(line []byte) []byte {
+	if len(line) == 0 || line[0] != '{' {
+		return nil
+	}
+	c.mu.Lock()
+	waiting := len(c.calls)
+	c.mu.Unlock()
+	if waiting == 0 {
+		return nil
+	}
+	var id, result []byte
+	failed := false
+	err := mcptool.ScanObject(line, func(key string, value []byte) error {
+		switch key {
+		case "id":
+			id = value
+		case "result":
+			result = value
+		case "error", "method":
+			failed = true
+		}
+		return nil
+	})
+	if err != nil || failed || id == nil || result == nil {
+		return nil
+	}
+	var key string
+	switch {
+	case id[0] == '"':
+		var s string
+		if json.Unmarshal(id, &s) != nil {
+			return nil
+		}
+		sid, _ := jsonrpc.MakeID(s)
+		key = idKey(sid)
+	default:
+		n, err := strconv.ParseInt(string(id), 10, 64)
+		if err != nil {
+			return nil
+		}
+		nid, _ := jsonrpc.MakeID(float64(n))
+		key = idKey(nid)
+	}
+	c.mu.Lock()
+	slot, ok := c.calls[key]
+	if ok {
+		delete(c.calls, key)
+	}
+	c.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	res, err := mcptool.ParseResult(result)
+	slot.mu.Lock()
+	slot.filled, slot.res, slot.err = true, res, err
+	slot.mu.Unlock()
+	stub := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
+	stub = append(stub, `,"result":`...)
+	return append(append(stub, stubResult(res != nil && res.IsError)...), '}')
 }
 
 // take returns the tools captured by the latest listing.

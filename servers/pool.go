@@ -188,7 +188,7 @@ func (p *Pool) upstream(name string) (*upstream, error) {
 	}
 	u := &upstream{pool: p, cfg: cfg, capture: newToolsCapture(), log: newServerLog(logPath)}
 	if cfg.Transport == TransportStdio && p.opts.Dial == nil && cfg.Err == nil {
-		u.stdio = &stdioTransport{cfg: cfg, env: mergeEnv(p.opts.BaseEnv, cfg.Env), log: u.log}
+		u.stdio = &stdioTransport{cfg: cfg, env: mergeEnv(p.opts.BaseEnv, cfg.Env), log: u.log, tap: u.capture.tapLine}
 	}
 	p.ups[name] = u
 	return u, nil

@@ -32,6 +32,8 @@ type stdioTransport struct {
 	cfg ServerConfig
 	env []string
 	log *serverLog
+	// tap is the capture's toolsCapture.tapLine (nil: none).
+	tap func(line []byte) []byte
 
 	mu   sync.Mutex
 	proc *process
@@ -62,7 +64,9 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	t.mu.Lock()
 	t.proc = p
 	t.mu.Unlock()
-	conn, err := (&mcp.IOTransport{Reader: newStdoutFilter(p.stdout, t.log.skipped), Writer: p.stdin}).Connect(ctx)
+	out := newStdoutFilter(p.stdout, t.log.skipped)
+	out.tap = t.tap
+	conn, err := (&mcp.IOTransport{Reader: out, Writer: p.stdin}).Connect(ctx)
 	if err != nil {
 		p.stop()
 		return nil, err

@@ -21,6 +21,10 @@ import (
 type stdoutFilter struct {
 	r    *bufio.Reader
 	skip func(line []byte)
+	// tap, when set, may replace a line before it is checked and passed
+	// on (toolsCapture.tapLine: a large tool result read once, and a stub
+	// in its place); nil leaves it alone.
+	tap func(line []byte) []byte
 
 	out []byte // the current JSON line, not yet read
 	err error
@@ -43,6 +47,12 @@ func (f *stdoutFilter) Read(p []byte) (int, error) {
 			continue
 		}
 		trimmed := bytes.TrimSpace(line)
+		if f.tap != nil {
+			if stub := f.tap(trimmed); stub != nil {
+				f.out = append(stub, '\n')
+				continue
+			}
+		}
 		switch {
 		case len(trimmed) == 0:
 		case (trimmed[0] == '{' || trimmed[0] == '[') && json.Valid(trimmed):

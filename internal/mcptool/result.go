@@ -19,36 +19,11 @@ import (
 // does). The error says why raw is not a result (not
 // an object, isError not a boolean).
 func ParseResult(raw []byte) (*Result, error) {
-	s := resultScanner{data: raw}
-	s.space()
 	if string(bytes.TrimSpace(raw)) == "null" {
 		return &Result{Content: json.RawMessage(`[]`)}, nil // as encoding/json reads it
 	}
-	if !s.consume('{') {
-		return nil, errors.New("the result is not a JSON object")
-	}
 	r := &Result{}
-	s.space()
-	if s.consume('}') {
-		r.Content = json.RawMessage(`[]`)
-		return r, nil
-	}
-	for {
-		s.space()
-		key, err := s.key()
-		if err != nil {
-			return nil, err
-		}
-		s.space()
-		if !s.consume(':') {
-			return nil, errors.New("the result is not valid JSON")
-		}
-		s.space()
-		start := s.pos
-		if err := s.skipValue(); err != nil {
-			return nil, err
-		}
-		value := raw[start:s.pos:s.pos]
+	err := ScanObject(raw, func(key string, value []byte) error {
 		// Keys match as encoding/json matches them: case-insensitively.
 		switch {
 		case strings.EqualFold(key, "content"):
@@ -62,16 +37,13 @@ func ParseResult(raw []byte) (*Result, error) {
 			case "false", "null":
 				r.IsError = false
 			default:
-				return nil, fmt.Errorf("the result's isError is %s, not a boolean", clip(value))
+				return fmt.Errorf("the result's isError is %s, not a boolean", clip(value))
 			}
 		}
-		s.space()
-		if s.consume('}') {
-			break
-		}
-		if !s.consume(',') {
-			return nil, errors.New("the result is not valid JSON")
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(r.Content) == 0 || string(r.Content) == "null" {
 		r.Content = json.RawMessage(`[]`)
@@ -80,6 +52,49 @@ func ParseResult(raw []byte) (*Result, error) {
 		r.StructuredContent = nil
 	}
 	return r, nil
+}
+
+// ScanObject calls fn with each member of the JSON object raw, in order:
+// its key (unescaped) and its value's bytes (a slice of raw, not decoded
+// or copied). raw must be valid JSON: values are skipped by their
+// structure (strings, nesting), not checked. An error of fn stops the
+// scan and is returned.
+func ScanObject(raw []byte, fn func(key string, value []byte) error) error {
+	s := resultScanner{data: raw}
+	s.space()
+	if !s.consume('{') {
+		return errors.New("not a JSON object")
+	}
+	s.space()
+	if s.consume('}') {
+		return nil
+	}
+	for {
+		s.space()
+		key, err := s.key()
+		if err != nil {
+			return err
+		}
+		s.space()
+		if !s.consume(':') {
+			return errors.New("not valid JSON")
+		}
+		s.space()
+		start := s.pos
+		if err := s.skipValue(); err != nil {
+			return err
+		}
+		if err := fn(key, raw[start:s.pos:s.pos]); err != nil {
+			return err
+		}
+		s.space()
+		if s.consume('}') {
+			return nil
+		}
+		if !s.consume(',') {
+			return errors.New("not valid JSON")
+		}
+	}
 }
 
 func clip(b []byte) string {
@@ -127,7 +142,7 @@ func (s *resultScanner) key() (string, error) {
 	}
 	var k string
 	if err := json.Unmarshal(s.data[start:s.pos], &k); err != nil {
-		return "", errors.New("the result is not valid JSON")
+		return "", errors.New("not valid JSON")
 	}
 	return k, nil
 }
@@ -136,7 +151,7 @@ func (s *resultScanner) key() (string, error) {
 // escapes.
 func (s *resultScanner) skipString() (bool, error) {
 	if !s.consume('"') {
-		return false, errors.New("the result is not valid JSON")
+		return false, errors.New("not valid JSON")
 	}
 	escaped := false
 	for s.pos < len(s.data) {
@@ -151,14 +166,14 @@ func (s *resultScanner) skipString() (bool, error) {
 		}
 		s.pos++
 	}
-	return false, errors.New("the result is not valid JSON: a string does not end")
+	return false, errors.New("not valid JSON: a string does not end")
 }
 
 // skipValue moves past one value: strings are skipped as strings (their
 // brackets do not count), objects and arrays by their nesting.
 func (s *resultScanner) skipValue() error {
 	if s.pos >= len(s.data) {
-		return errors.New("the result is not valid JSON")
+		return errors.New("not valid JSON")
 	}
 	switch s.data[s.pos] {
 	case '"':
@@ -184,7 +199,7 @@ func (s *resultScanner) skipValue() error {
 			}
 			s.pos++
 		}
-		return errors.New("the result is not valid JSON: an object or array does not end")
+		return errors.New("not valid JSON: an object or array does not end")
 	}
 	// A number or a literal: up to the next delimiter.
 	start := s.pos
@@ -192,7 +207,7 @@ func (s *resultScanner) skipValue() error {
 		switch s.data[s.pos] {
 		case ',', '}', ']', ' ', '\t', '\n', '\r':
 			if s.pos == start {
-				return errors.New("the result is not valid JSON")
+				return errors.New("not valid JSON")
 			}
 			return nil
 		}

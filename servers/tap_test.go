@@ -1,0 +1,110 @@
+package servers
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// pendingCall registers a call whose raw result is wanted, as outgoing
+// does when a tools/call with a result slot is sent.
+func pendingCall(c *toolsCapture, id any) *resultSlot {
+	jid, err := jsonrpc.MakeID(id)
+	if err != nil {
+		panic(err)
+	}
+	slot := &resultSlot{}
+	c.mu.Lock()
+	c.calls[idKey(jid)] = slot
+	c.mu.Unlock()
+	return slot
+}
+
+// TestTapLine: the answer to a captured call is read into its slot and
+// replaced by a stub go-sdk can decode; every other line is left alone.
+func TestTapLine(t *testing.T) {
+	t.Parallel()
+	c := newToolsCapture()
+	slot := pendingCall(c, float64(7))
+	strSlot := pendingCall(c, "call-8")
+	other := pendingCall(c, float64(9))
+
+	line := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"{\"a\":1}"}],"structuredContent":{"a":1,"s":"}]\""},"isError":true}}`
+	stub := c.tapLine([]byte(line))
+	if stub == nil {
+		t.Fatal("the answer to a captured call was not tapped")
+	}
+	msg, err := jsonrpc.DecodeMessage(stub)
+	if err != nil {
+		t.Fatalf("stub %s: %v", stub, err)
+	}
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.ID.Raw() != int64(7) || string(resp.Result) != `{"content":[],"isError":true}` {
+		t.Errorf("stub = %s", stub)
+	}
+	res, err, filled := slot.result()
+	if !filled || err != nil || !res.IsError || string(res.StructuredContent) != `{"a":1,"s":"}]\""}` || string(res.Content) != `[{"type":"text","text":"{\"a\":1}"}]` {
+		t.Errorf("slot = %+v, %v, %v", res, err, filled)
+	}
+	if again := c.tapLine([]byte(line)); again != nil {
+		t.Errorf("a second answer with the same id was tapped: %s", again)
+	}
+
+	if stub := c.tapLine([]byte(`{"id":"call-8","jsonrpc":"2.0","result":{"content":[]}}`)); stub == nil || !strings.Contains(string(stub), `"id":"call-8"`) {
+		t.Errorf("string id: stub %s", stub)
+	}
+	if _, _, filled := strSlot.result(); !filled {
+		t.Error("string id: slot not filled")
+	}
+
+	for _, l := range []string{
+		`{"jsonrpc":"2.0","id":9,"error":{"code":-1,"message":"no"}}`,                  // an error: go-sdk reports it
+		`{"jsonrpc":"2.0","id":12,"result":{"content":[]}}`,                            // not a captured call
+		`{"jsonrpc":"2.0","id":9,"method":"sampling/createMessage","params":{}}`,       // a request from the server
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"id":9}}`,        // a notification
+		`[{"jsonrpc":"2.0","id":9,"result":{}}]`,                                       // a batch
+		`Starting server...`, ``, `{"jsonrpc":"2.0","id":9.5,"result":{"content":[]}}`, // not JSON-RPC, or an id that is not an integer
+	} {
+		if stub := c.tapLine([]byte(l)); stub != nil {
+			t.Errorf("%s was tapped: %s", l, stub)
+		}
+	}
+	if _, _, filled := other.result(); filled {
+		t.Error("a slot was filled by a line that does not answer its call")
+	}
+	if stub := newToolsCapture().tapLine([]byte(line)); stub != nil {
+		t.Error("tapped with no call waiting")
+	}
+}
+
+// TestStdoutFilterTaps: the filter hands the tap each line before checking
+// it, passes the stub on in its place, and still skips what is not JSON.
+func TestStdoutFilterTaps(t *testing.T) {
+	t.Parallel()
+	c := newToolsCapture()
+	slot := pendingCall(c, float64(3))
+	in := strings.Join([]string{
+		"Starting server...",
+		`{"jsonrpc":"2.0","id":3,"result":{"content":[],"structuredContent":{"rows":[1,2,3]}}}`,
+		`{"jsonrpc":"2.0","id":4,"result":{"content":[]}}`,
+	}, "\n") + "\n"
+	var skipped []string
+	f := newStdoutFilter(strings.NewReader(in), func(l []byte) { skipped = append(skipped, strings.TrimSpace(string(l))) })
+	f.tap = c.tapLine
+	out, err := io.ReadAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"jsonrpc":"2.0","id":3,"result":{"content":[]}}` + "\n" + `{"jsonrpc":"2.0","id":4,"result":{"content":[]}}` + "\n"
+	if string(out) != want {
+		t.Errorf("go-sdk reads\n%s\nwant\n%s", out, want)
+	}
+	if len(skipped) != 1 || skipped[0] != "Starting server..." {
+		t.Errorf("skipped %q", skipped)
+	}
+	if res, _, _ := slot.result(); res == nil || string(res.StructuredContent) != `{"rows":[1,2,3]}` {
+		t.Errorf("slot = %+v", res)
+	}
+}
