@@ -24,13 +24,13 @@ func TestAuditAndPrivacyCommands(t *testing.T) {
 		t.Fatalf("gen: %d\n%s", code, ta.stderr)
 	}
 	prog := filepath.Join(ws, "first.ts")
-	writeFile(t, prog, `import { getSheet } from "servers/google-drive/getSheet";
-const row = (await getSheet({ sheetId: "abc123" })).rows[0];
-console.log(row.name, row.email, row.phone);
-export default row.email;
+	writeFile(t, prog, `import { query } from "servers/salesforce/query";
+const row = (await query({ query: "SELECT Name, Email, Phone FROM Lead LIMIT 1" })).records[0];
+console.log(row.Name, row.Email, row.Phone);
+export default row.Email;
 `)
 	ta.stdout.buf.Reset()
-	if code := ta.run("run", "--dir", ws, "--isolation", "none", "--privacy", "tokenize", "--json", prog); code != 0 {
+	if code := ta.run("run", "--dir", ws, "--isolation", "none", "--privacy", "tokenize", "--timeout", "5m", "--json", prog); code != 0 {
 		t.Fatalf("run: %d\n%s%s", code, ta.stdout, ta.stderr)
 	}
 	var res struct {
@@ -51,8 +51,8 @@ export default row.email;
 	table := ta.stdout.String()
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`(?m)^TIME \(UTC\)\s+RUN\s+WHO\s+PROGRAM\s+RESULT\s+CALLS\s+BYTES\s+DURATION$`),
-		regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+\d{8}T\d{6}-[0-9a-f]{12}\s+cli\s+\./first\.ts [0-9a-f]{12}\s+ok, tokenized\s+1\s+\d+\.\dMiB\s+\d+(\.\d)? m?s$`),
-		regexp.MustCompile(`(?m)^\s+google-drive\.getSheet\s+ok\s+1\s+\d+\.\dMiB\s+\d+(\.\d)? m?s$`),
+		regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+\d{8}T\d{6}-[0-9a-f]{12}\s+cli\s+\./first\.ts [0-9a-f]{12}\s+ok, tokenized\s+1\s+\d+(\.\d)?(B|KiB)\s+\d+(\.\d)? m?s$`),
+		regexp.MustCompile(`(?m)^\s+salesforce\.query\s+ok\s+1\s+\d+(\.\d)?(B|KiB)\s+\d+(\.\d)? m?s$`),
 	} {
 		if !want.MatchString(table) {
 			t.Errorf("audit table lacks %s:\n%s", want, table)
