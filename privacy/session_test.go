@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -287,5 +288,28 @@ func TestDamagedStore(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "not json") {
 		t.Errorf("the error shows the store's content: %v", err)
+	}
+}
+
+// Values a run saw but did not print are remembered: a later run that
+// prints them from elsewhere (a file the first run wrote) shows tokens, and
+// their origin still restricts where they may go.
+func TestValuesRememberedAcrossRuns(t *testing.T) {
+	st := NewStore(t.TempDir(), 0)
+	flows := []Flow{{From: "google-drive", To: []string{"salesforce"}}}
+	s := mustSession(t, st, Config{Tokenize: true, Flows: flows})
+	if _, err := s.Caller(newFake()).CallTool(context.Background(), "google-drive", "getSheet", json.RawMessage(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	finish(t, s, "Updated 2 leads")
+
+	s2 := mustSession(t, st, Config{Tokenize: true, Flows: flows})
+	fake := newFake()
+	_, err := s2.Caller(fake).CallTool(context.Background(), "slack", "postMessage", json.RawMessage(`{"text":"Jonas Lindqvist signed"}`))
+	if !errors.Is(err, mcptool.ErrPolicy) || len(fake.sent) != 0 {
+		t.Errorf("a drive name went to slack in a later run: %v, sent %q", err, fake.sent)
+	}
+	if got := finish(t, s2, "from the CSV: Jonas Lindqvist, Maya Okafor")[0]; !regexp.MustCompile(`^from the CSV: \[NAME_\d+\], \[NAME_\d+\]$`).MatchString(got) {
+		t.Errorf("names seen in an earlier run are shown: %q", got)
 	}
 }
