@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/mcpcode/mcpcode/internal/layout"
 	"io"
 	"os"
 	"path"
@@ -387,7 +388,7 @@ func sortCalls(calls []ToolRef) {
 // is esbuild's message with the position of the problem.
 func (b *build) read(a api.OnLoadArgs) (string, *api.Message) {
 	// The program itself is never exempt, whatever its name.
-	generated := a.Path != b.spec.entry && hasPathPrefix(a.Path, "servers")
+	generated := a.Path != b.spec.entry && hasPathPrefix(a.Path, layout.ServersDir)
 	limit := int64(precheck.MaxFileBytes)
 	if generated {
 		limit = precheck.MaxGeneratedFileBytes

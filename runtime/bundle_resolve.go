@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"github.com/mcpcode/mcpcode/internal/layout"
 	"os"
 	"path"
 	"path/filepath"
@@ -84,7 +85,7 @@ func (b *build) resolve(importer, spec string) (resolution, error) {
 	switch {
 	case relative:
 		logical = path.Join(path.Dir(importer), spec)
-	case hasPathPrefix(spec, "servers") || hasPathPrefix(spec, "skills"):
+	case hasPathPrefix(spec, layout.ServersDir) || hasPathPrefix(spec, layout.SkillsDir):
 		logical = path.Clean(spec)
 	default:
 		return resolution{}, b.deny(spec, "npm packages and bare module names are not available")
@@ -101,10 +102,10 @@ func (b *build) resolve(importer, spec string) (resolution, error) {
 		return resolution{}, b.deny(spec, reason)
 	}
 	segs := strings.Split(logical, "/")
-	if isSegment(segs[0], "skills") {
+	if isSegment(segs[0], layout.SkillsDir) {
 		return b.resolveSkill(spec, segs)
 	}
-	if b.spec.skill != "" && !isSegment(segs[0], "servers") {
+	if b.spec.skill != "" && !isSegment(segs[0], layout.ServersDir) {
 		reason := fmt.Sprintf("it is outside servers/ and skills/, and skill %q may import only reviewed code: the files of its own folder %s/", b.spec.skill, b.spec.folder)
 		if relative && (strings.Contains(spec, "servers/") || strings.Contains(spec, "skills/")) {
 			reason = fmt.Sprintf("relative paths from a skill lead from its own folder %s/; write the tree as \"servers/<server>/<tool>\" and skills as \"skills/<name>\"", b.spec.folder)
@@ -126,7 +127,7 @@ func (b *build) resolve(importer, spec string) (resolution, error) {
 			if reason := unimportable(rel); reason != "" {
 				return resolution{}, b.deny(spec, "it is a symbolic link to "+rel+": "+reason)
 			}
-			if hasPathPrefix(rel, "skills") {
+			if hasPathPrefix(rel, layout.SkillsDir) {
 				return resolution{}, b.deny(spec, "it is a symbolic link into skills/: import a skill as skills/<name>")
 			}
 		}
@@ -148,7 +149,7 @@ func notFound(spec, logical string, candidates []string) error {
 		shown = shown[:3]
 	}
 	hint := ""
-	if hasPathPrefix(logical, "servers") {
+	if hasPathPrefix(logical, layout.ServersDir) {
 		hint = "; list servers/ to see the tools there, or run `mcpcode gen` to generate the tree"
 	}
 	return fmt.Errorf("import %q: no such file in the workspace (looked for %s, ...)%s", spec, strings.Join(shown, ", "), hint)
@@ -251,11 +252,11 @@ func (b *build) realRel(abs string) (string, error) {
 func unimportable(rel string) string {
 	segs := strings.Split(rel, "/")
 	switch {
-	case isSegment(segs[0], "workspace"):
+	case isSegment(segs[0], layout.FilesDir):
 		return `files under workspace/ are data for "mcpcode:fs", not code`
-	case isSegment(segs[0], ".mcpcode"):
+	case isSegment(segs[0], layout.StateDir):
 		return "files under .mcpcode/ are mcpcode's own"
-	case isSegment(segs[0], "skills") && len(segs) > 1 && (isSegment(segs[1], ".proposals") || isSegment(segs[1], ".dismissed")):
+	case isSegment(segs[0], layout.SkillsDir) && len(segs) > 1 && (isSegment(segs[1], layout.ProposalsDir) || isSegment(segs[1], layout.DismissedDir)):
 		return "skills/" + strings.ToLower(segs[1]) + "/ holds proposals that are not approved; only approved skills (skills/<name>) can be imported"
 	}
 	for _, s := range segs {
@@ -297,7 +298,7 @@ func importCandidates(logical string) []string {
 	for _, e := range codeExtensions {
 		out = append(out, logical+"/index"+e)
 	}
-	if segs := strings.Split(logical, "/"); len(segs) == 2 && isSegment(segs[0], "skills") {
+	if segs := strings.Split(logical, "/"); len(segs) == 2 && isSegment(segs[0], layout.SkillsDir) {
 		out = append(out, logical+"/"+segs[1]+".ts") // skills/<name>/<name>.ts
 	}
 	return out

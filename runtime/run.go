@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpcode/mcpcode/internal/layout"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -188,7 +189,7 @@ func newRun(ctx context.Context, p *Program, opts RunOptions, lim Limits) (*run,
 		stopC:   make(chan struct{}),
 	}
 	if opts.Workspace != "" {
-		s.fs.dir = filepath.Join(opts.Workspace, "workspace")
+		s.fs.dir = filepath.Join(opts.Workspace, layout.FilesDir)
 	}
 	return s.newRealm(nil, 0)
 }

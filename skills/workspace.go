@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpcode/mcpcode/internal/layout"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,9 +17,9 @@ import (
 
 // Where things live, relative to the workspace root.
 const (
-	SkillsDir    = "skills"
-	proposalsDir = ".proposals"
-	dismissedDir = ".dismissed"
+	SkillsDir    = layout.SkillsDir
+	proposalsDir = layout.ProposalsDir
+	dismissedDir = layout.DismissedDir
 	programFile  = "index.ts"
 	recordFile   = "proposal.json"
 	skillMDFile  = "SKILL.md"
@@ -53,7 +54,7 @@ type Workspace struct {
 // NewWorkspace returns the skills of the workspace at root, with the
 // generator manifest in its usual place.
 func NewWorkspace(root string) Workspace {
-	return Workspace{Root: root, ManifestPath: filepath.Join(root, ".mcpcode", "manifest.json")}
+	return Workspace{Root: root, ManifestPath: layout.Paths{Root: root}.Manifest()}
 }
 
 func (w Workspace) skillsDir() string              { return filepath.Join(w.Root, SkillsDir) }
