@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpcode/mcpcode/internal/layout"
 	"os"
 	"path/filepath"
 	"sort"
@@ -22,7 +23,7 @@ const (
 )
 
 // ConfigFileNames are the names looked for in a workspace, in order.
-var ConfigFileNames = []string{"mcp.json", ".mcp.json"}
+var ConfigFileNames = layout.ConfigFiles
 
 // Config is a parsed mcp.json.
 type Config struct {
