@@ -85,6 +85,12 @@ func connect(t *testing.T, ws *app.Workspace, opts Options, copts *mcp.ClientOpt
 	if opts.Isolation == "" {
 		opts.Isolation = app.IsolationNone
 	}
+	if opts.Limits.Timeout == 0 {
+		// A hang guard, not a speed requirement: under -race on a loaded
+		// machine one 10,000-row getSheet can take longer than the
+		// default 30 s.
+		opts.Limits.Timeout = 5 * time.Minute
+	}
 	g, err := New(ws, opts)
 	if err != nil {
 		t.Fatal(err)
