@@ -198,7 +198,7 @@ func objectKeys(raw json.RawMessage) []string {
 // tapLine takes the answer to a captured tools/call off a stdio server's
 // stdout before go-sdk reads it: when line is the JSON-RPC response to a
 // call whose raw result is wanted, the result is read once
-// (mcptool.ParseResult) into the call's slot and tapLine returns the line
+// (mcptool.ParseCallResponse: one pass over the line) into the call's slot and tapLine returns the line
 // go-sdk gets instead, a response with a stub result (stubResult). It
 // returns nil for any other line, which then takes go-sdk's path. A
 // 10,000-row result is so scanned once instead of being checked, decoded
@@ -213,20 +213,8 @@ func (c *toolsCapture) tapLine(line []byte) []byte {
 	if waiting == 0 {
 		return nil
 	}
-	var id, result []byte
-	failed := false
-	err := mcptool.ScanObject(line, func(key string, value []byte) error {
-		switch key {
-		case "id":
-			id = value
-		case "result":
-			result = value
-		case "error", "method":
-			failed = true
-		}
-		return nil
-	})
-	if err != nil || failed || id == nil || result == nil {
+	id, res, ok, err := mcptool.ParseCallResponse(line)
+	if !ok {
 		return nil
 	}
 	var key string
@@ -255,7 +243,6 @@ func (c *toolsCapture) tapLine(line []byte) []byte {
 	if !ok {
 		return nil
 	}
-	res, err := mcptool.ParseResult(result)
 	slot.mu.Lock()
 	slot.filled, slot.res, slot.err = true, res, err
 	slot.mu.Unlock()

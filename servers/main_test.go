@@ -88,6 +88,8 @@ func fakeServer(role string) int {
 		fmt.Println("Starting Broken MCP server...")
 		fmt.Fprintln(os.Stderr, "Error: cannot find module 'zod'")
 		return 1
+	case "replay":
+		return replayServer()
 	case "raw":
 		var tools []json.RawMessage
 		data, err := os.ReadFile(os.Getenv("MCPCODE_TEST_TOOLS"))

@@ -19,11 +19,19 @@ import (
 // does). The error says why raw is not a result (not
 // an object, isError not a boolean).
 func ParseResult(raw []byte) (*Result, error) {
-	if string(bytes.TrimSpace(raw)) == "null" {
+	s := &resultScanner{data: raw}
+	return s.result()
+}
+
+// result reads a result at the scanner's position and moves past it.
+func (s *resultScanner) result() (*Result, error) {
+	s.space()
+	if s.pos+4 <= len(s.data) && string(s.data[s.pos:s.pos+4]) == "null" {
+		s.pos += 4
 		return &Result{Content: json.RawMessage(`[]`)}, nil // as encoding/json reads it
 	}
 	r := &Result{}
-	err := ScanObject(raw, func(key string, value []byte) error {
+	err := s.object(func(key string, value []byte) error {
 		// Keys match as encoding/json matches them: case-insensitively.
 		switch {
 		case strings.EqualFold(key, "content"):
@@ -41,7 +49,7 @@ func ParseResult(raw []byte) (*Result, error) {
 			}
 		}
 		return nil
-	})
+	}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -54,13 +62,50 @@ func ParseResult(raw []byte) (*Result, error) {
 	return r, nil
 }
 
+// ParseCallResponse reads a JSON-RPC response to tools/call in one pass:
+// its id (the raw token) and its result as ParseResult reads it. ok is
+// false, with no error, when line is another message: a request or a
+// notification (it has a method), an error response, or one without an
+// id or result. line must be valid JSON, as ParseResult's input.
+func ParseCallResponse(line []byte) (id json.RawMessage, res *Result, ok bool, err error) {
+	s := &resultScanner{data: line}
+	other := false
+	err = s.object(func(key string, value []byte) error {
+		switch key {
+		case "id":
+			id = value
+		case "method", "error":
+			other = true
+		}
+		return nil
+	}, func(key string) (bool, error) {
+		if key != "result" || bytes.HasPrefix(s.data[s.pos:], []byte("null")) {
+			return false, nil // a null result is not a call's answer
+		}
+		var err error
+		res, err = s.result()
+		return true, err
+	})
+	if err != nil || other || id == nil || res == nil {
+		return nil, nil, false, err
+	}
+	return id, res, true, nil
+}
+
 // ScanObject calls fn with each member of the JSON object raw, in order:
 // its key (unescaped) and its value's bytes (a slice of raw, not decoded
 // or copied). raw must be valid JSON: values are skipped by their
 // structure (strings, nesting), not checked. An error of fn stops the
 // scan and is returned.
 func ScanObject(raw []byte, fn func(key string, value []byte) error) error {
-	s := resultScanner{data: raw}
+	s := &resultScanner{data: raw}
+	return s.object(fn, nil)
+}
+
+// object walks the object at the scanner's position. For each member,
+// read (when set) may read the value itself and report that it did;
+// otherwise the value is skipped and handed to fn.
+func (s *resultScanner) object(fn func(key string, value []byte) error, read func(key string) (bool, error)) error {
 	s.space()
 	if !s.consume('{') {
 		return errors.New("not a JSON object")
@@ -80,12 +125,20 @@ func ScanObject(raw []byte, fn func(key string, value []byte) error) error {
 			return errors.New("not valid JSON")
 		}
 		s.space()
-		start := s.pos
-		if err := s.skipValue(); err != nil {
-			return err
+		done := false
+		if read != nil {
+			if done, err = read(key); err != nil {
+				return err
+			}
 		}
-		if err := fn(key, raw[start:s.pos:s.pos]); err != nil {
-			return err
+		if !done {
+			start := s.pos
+			if err := s.skipValue(); err != nil {
+				return err
+			}
+			if err := fn(key, s.data[start:s.pos:s.pos]); err != nil {
+				return err
+			}
 		}
 		s.space()
 		if s.consume('}') {
@@ -148,25 +201,30 @@ func (s *resultScanner) key() (string, error) {
 }
 
 // skipString moves past a string literal and reports whether it had
-// escapes.
+// escapes. It jumps from quote to quote (bytes.IndexByte), looking for a
+// backslash only in between.
 func (s *resultScanner) skipString() (bool, error) {
 	if !s.consume('"') {
 		return false, errors.New("not valid JSON")
 	}
 	escaped := false
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case '"':
-			s.pos++
-			return escaped, nil
-		case '\\':
-			escaped = true
-			s.pos += 2
-			continue
+	for {
+		rest := s.data[s.pos:]
+		q := bytes.IndexByte(rest, '"')
+		if q < 0 {
+			return false, errors.New("not valid JSON: a string does not end")
 		}
-		s.pos++
+		b := bytes.IndexByte(rest[:q], '\\')
+		if b < 0 {
+			s.pos += q + 1
+			return escaped, nil
+		}
+		escaped = true
+		s.pos += b + 2 // the backslash and the character it escapes
+		if s.pos > len(s.data) {
+			return false, errors.New("not valid JSON: a string does not end")
+		}
 	}
-	return false, errors.New("not valid JSON: a string does not end")
 }
 
 // skipValue moves past one value: strings are skipped as strings (their

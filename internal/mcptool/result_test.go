@@ -37,6 +37,46 @@ func sameResult(t *testing.T, raw string) {
 	}
 }
 
+// sameCallResponse checks ParseCallResponse against encoding/json reading
+// the envelope and then the result.
+func sameCallResponse(t *testing.T, line string) {
+	t.Helper()
+	var env struct {
+		ID     json.RawMessage  `json:"id"`
+		Result *json.RawMessage `json:"result"`
+		Method *string          `json:"method"`
+		Error  json.RawMessage  `json:"error"`
+	}
+	err := json.Unmarshal([]byte(line), &env)
+	id, res, ok, perr := ParseCallResponse([]byte(line))
+	wantOK := err == nil && env.ID != nil && env.Result != nil && env.Method == nil && env.Error == nil
+	if wantOK {
+		want, werr := referenceResult(*env.Result)
+		if werr != nil {
+			wantOK = false
+		} else if !ok || string(id) != string(env.ID) || string(res.Content) != string(want.Content) || string(res.StructuredContent) != string(want.StructuredContent) || res.IsError != want.IsError {
+			t.Fatalf("%q: got %s %+v %v %v, want %s %+v", line, id, res, ok, perr, env.ID, want)
+		}
+	}
+	if !wantOK && ok {
+		t.Fatalf("%q: read as a call response (%s, %+v)", line, id, res)
+	}
+}
+
+func TestParseCallResponse(t *testing.T) {
+	t.Parallel()
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":3,"result":{"content":[],"structuredContent":{"a":"\\"}}}`,
+		`{"result":{"content":[{"type":"text","text":"x"}],"isError":true},"jsonrpc":"2.0","id":"abc"}`,
+		`{"jsonrpc":"2.0","id":3,"result":null}`,
+		`{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"no"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"ping"}`,
+		`{"jsonrpc":"2.0","result":{}}`, `{"jsonrpc":"2.0","id":4}`, `[]`,
+	} {
+		sameCallResponse(t, line)
+	}
+}
+
 func TestParseResultMatchesEncodingJSON(t *testing.T) {
 	t.Parallel()
 	for _, raw := range []string{
@@ -72,10 +112,15 @@ func FuzzParseResult(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
+		// Whatever the bytes (a server's line is tapped before anything
+		// checks it), nothing panics.
+		_, _ = ParseResult([]byte(raw))
+		_, _, _, _ = ParseCallResponse([]byte(raw))
 		if !json.Valid([]byte(raw)) {
-			return // ParseResult is given valid JSON only
+			return // results are compared on valid JSON
 		}
 		sameResult(t, raw)
+		sameCallResponse(t, `{"jsonrpc":"2.0","id":1,"result":`+raw+`}`)
 	})
 }
 
