@@ -175,3 +175,44 @@ func BenchmarkRunOneShot(b *testing.B) {
 		pool.Close()
 	}
 }
+
+// BenchmarkRun10kRowsWorker is the worker's side of the article's flow: a
+// 10,000-row getSheet result relayed from this process to a worker, turned
+// into JS values there, filtered, five rows returned (the program bundled
+// before; a warm worker, so that process start is not timed).
+func BenchmarkRun10kRowsWorker(b *testing.B) {
+	ws := newWorkspace(b, nil)
+	p := bundleSource(b, ws, `import { getSheet } from "servers/google-drive/getSheet";
+const sheet = await getSheet({ sheetId: "orders" });
+const pending = sheet.rows.filter((r) => r.Status === "pending" && (r.Amount as number) > 100);
+console.log(pending.length + " pending of " + sheet.rows.length);
+export default pending.slice(0, 5);`)
+	fc := newFakeCaller()
+	fc.rows = 10000
+	pool := NewPool(Options{Command: testWorkerCommand(), Warm: 1})
+	defer pool.Close()
+	opts := runtime.RunOptions{Workspace: ws, Caller: fc}
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		waitIdleB(b, pool)
+		b.StartTimer()
+		res := pool.RunProgram(context.Background(), p, opts)
+		if !res.OK || !strings.HasSuffix(res.Logs[0].Text, " pending of 10000") {
+			b.Fatalf("%+v %v", res.Error, res.Logs)
+		}
+	}
+}
+
+// waitIdleB waits until the pool has a warm worker waiting.
+func waitIdleB(b *testing.B, p *Pool) {
+	for deadline := time.Now().Add(guard); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		p.mu.Lock()
+		n := len(p.idle)
+		p.mu.Unlock()
+		if n > 0 {
+			return
+		}
+	}
+	b.Fatal("no worker became idle")
+}
