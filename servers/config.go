@@ -77,7 +77,10 @@ type OAuthConfig struct {
 	// Scopes are requested instead of the ones the server advertises.
 	Scopes []string `json:"scopes,omitempty"`
 	// Grant is GrantAuthorizationCode (a person logs in with `mcpcode
-	// auth`) or GrantClientCredentials (a machine: no person, no browser).
+	// auth`) or GrantClientCredentials (a machine: no person, no browser);
+	// "" chooses: client credentials when a client secret is configured
+	// and the authorization server offers no authorization code grant,
+	// else the authorization code.
 	Grant string `json:"grant,omitempty"`
 }
 
@@ -341,9 +344,7 @@ func parseOAuth(where string, r *rawOAuth, x *expander) (*OAuthConfig, error) {
 		return nil, x.err
 	}
 	switch o.Grant {
-	case "":
-		o.Grant = GrantAuthorizationCode
-	case GrantAuthorizationCode, GrantClientCredentials:
+	case "", GrantAuthorizationCode, GrantClientCredentials:
 	default:
 		return nil, fmt.Errorf("%s: oauth.grant %q: use %q (a person logs in) or %q (a machine)", where, r.Grant, GrantAuthorizationCode, GrantClientCredentials)
 	}

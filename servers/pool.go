@@ -51,6 +51,12 @@ type PoolOptions struct {
 	// DefaultRoots are the directories offered as roots to servers whose
 	// entry has no "roots" (the workspace's files folder).
 	DefaultRoots []string
+	// Tokens stores OAuth logins; nil keeps them in memory only.
+	Tokens *TokenStore
+	// Login lets a server that asks for authorization log the person in
+	// (a browser); nil makes such a server fail with ErrNeedsLogin, unless
+	// it is configured for client credentials.
+	Login *LoginOptions
 }
 
 // Pool holds one session per upstream server, shared by concurrent calls.
@@ -189,6 +195,9 @@ func (p *Pool) upstream(name string) (*upstream, error) {
 	u := &upstream{pool: p, cfg: cfg, capture: newToolsCapture(), log: newServerLog(logPath)}
 	if cfg.Transport == TransportStdio && p.opts.Dial == nil && cfg.Err == nil {
 		u.stdio = &stdioTransport{cfg: cfg, env: mergeEnv(p.opts.BaseEnv, cfg.Env), log: u.log, tap: u.capture.tapLine}
+	}
+	if (cfg.Transport == TransportHTTP || cfg.Transport == TransportSSE) && cfg.Err == nil {
+		u.oauth = u.newOAuth()
 	}
 	p.ups[name] = u
 	return u, nil
@@ -358,8 +367,12 @@ type upstream struct {
 	capture *toolsCapture
 	log     *serverLog      // .mcpcode/logs/<server>.log and the last lines of a stdio server's stderr
 	stdio   *stdioTransport // starts a new process on each connect; nil unless stdio
+	oauth   *oauthHandler   // authorizes an http or sse server's requests; nil when off
 
 	inflight inflight // calls in progress, to route the server's requests
+
+	timerMu sync.Mutex
+	timer   *pausableTimer // the connect timeout while connecting
 
 	mu      sync.Mutex // serializes connecting and listing
 	sess    *mcp.ClientSession
@@ -385,8 +398,13 @@ func (u *upstream) connectLocked(ctx context.Context) error {
 	}
 	start := time.Now()
 	timeout := u.pool.opts.ConnectTimeout
-	cctx, cancel := context.WithTimeout(ctx, timeout)
+	// The connect timeout does not run while a person logs in (OAuth).
+	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	timer := newPausableTimer(timeout, cancel)
+	defer timer.stop()
+	u.setConnectTimer(timer)
+	defer u.setConnectTimer(nil)
 
 	t, err := u.transport(cctx)
 	if err != nil {
@@ -414,11 +432,79 @@ func (u *upstream) connectLocked(ctx context.Context) error {
 	return nil
 }
 
+func (u *upstream) setConnectTimer(t *pausableTimer) {
+	u.timerMu.Lock()
+	defer u.timerMu.Unlock()
+	u.timer = t
+}
+
+// pauseConnectTimeout stops the connect timeout (if connecting) until the
+// returned function is called: a person logging in takes the time they
+// need, bounded by the login timeout.
+func (u *upstream) pauseConnectTimeout() (resume func()) {
+	u.timerMu.Lock()
+	t := u.timer
+	u.timerMu.Unlock()
+	if t == nil {
+		return func() {}
+	}
+	t.pause()
+	return t.resume
+}
+
+// pausableTimer calls fire after d of running time; pause and resume
+// suspend it.
+type pausableTimer struct {
+	mu        sync.Mutex
+	t         *time.Timer
+	deadline  time.Time
+	remaining time.Duration
+	paused    int
+	stopped   bool
+}
+
+func newPausableTimer(d time.Duration, fire func()) *pausableTimer {
+	return &pausableTimer{t: time.AfterFunc(d, fire), deadline: time.Now().Add(d)}
+}
+
+func (p *pausableTimer) pause() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.paused++
+	if p.paused == 1 && !p.stopped && p.t.Stop() {
+		p.remaining = time.Until(p.deadline)
+	}
+}
+
+func (p *pausableTimer) resume() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.paused--
+	if p.paused == 0 && !p.stopped && p.remaining > 0 {
+		p.deadline = time.Now().Add(p.remaining)
+		p.t.Reset(p.remaining)
+		p.remaining = 0
+	}
+}
+
+func (p *pausableTimer) stop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stopped = true
+	p.t.Stop()
+}
+
 // explainConnect turns a failed initialize into a message a user can act on.
 func (u *upstream) explainConnect(cctx, ctx context.Context, err error, timeout time.Duration) error {
 	var se *startError
 	if errors.As(err, &se) {
 		return se
+	}
+	if errors.Is(err, ErrNeedsLogin) {
+		return loginErrorOf(err)
+	}
+	if u.oauth == nil && u.stdio == nil && strings.Contains(err.Error(), "Unauthorized") {
+		return fmt.Errorf("connecting: %w; the server wants authorization: remove the Authorization header from its mcp.json entry to log in with OAuth (mcpcode auth %s), or check the header's token", err, u.cfg.Name)
 	}
 	if u.stdio != nil {
 		if p := u.stdio.running(); p != nil {
@@ -582,6 +668,9 @@ func (u *upstream) close() {
 	if sess != nil {
 		_ = sess.Close()
 	}
+	if u.oauth != nil {
+		u.oauth.close()
+	}
 	u.log.close()
 }
 
@@ -614,11 +703,21 @@ func (u *upstream) transport(ctx context.Context) (mcp.Transport, error) {
 	case TransportStdio:
 		return &capturingTransport{Transport: u.stdio, capture: u.capture}, nil
 	case TransportHTTP, TransportSSE:
-		hc := &http.Client{Transport: &httpRoundTripper{base: http.DefaultTransport, headers: u.cfg.Headers, capture: u.capture}}
+		rt := &httpRoundTripper{base: http.DefaultTransport, headers: u.cfg.Headers, capture: u.capture}
+		hc := &http.Client{Transport: rt}
 		if u.cfg.Transport == TransportSSE {
+			// go-sdk's SSE transport has no OAuth hook: the round tripper
+			// authorizes its requests.
+			if u.oauth != nil {
+				rt.oauth = u.oauth
+			}
 			return &detachedTransport{&mcp.SSEClientTransport{Endpoint: u.cfg.URL, HTTPClient: hc}}, nil
 		}
-		return &mcp.StreamableClientTransport{Endpoint: u.cfg.URL, HTTPClient: hc}, nil
+		t := &mcp.StreamableClientTransport{Endpoint: u.cfg.URL, HTTPClient: hc}
+		if u.oauth != nil {
+			t.OAuthHandler = u.oauth
+		}
+		return t, nil
 	}
 	return nil, fmt.Errorf("unknown transport %q", u.cfg.Transport)
 }

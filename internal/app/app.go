@@ -35,6 +35,13 @@ type App struct {
 	// Dial, when set, replaces the real transports (tests connect in-process
 	// servers with it).
 	Dial func(ctx context.Context, s servers.ServerConfig) (mcp.Transport, error)
+	// TokenDir is where OAuth logins of http and sse servers are stored,
+	// per user and outside any workspace ("" keeps them in memory only).
+	TokenDir string
+	// Login, when set, lets a server that asks for authorization log the
+	// person in during the command (a browser); nil fails such a server
+	// with "needs login: mcpcode auth NAME".
+	Login *servers.LoginOptions
 
 	pools workerPools
 }

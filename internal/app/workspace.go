@@ -127,7 +127,10 @@ type PoolOptions struct {
 
 // Pool returns a pool of connections to the workspace's servers; nothing is
 // connected until used. The caller closes it.
-func (w *Workspace) Pool(o PoolOptions) *servers.Pool {
+func (w *Workspace) Pool(o PoolOptions) *servers.Pool { return w.pool(o, w.app.Login) }
+
+// pool is Pool with the given way to log in (nil: none).
+func (w *Workspace) pool(o PoolOptions, login *servers.LoginOptions) *servers.Pool {
 	return servers.NewPool(w.Config, servers.PoolOptions{
 		Dial:           w.app.Dial,
 		ConnectTimeout: o.ConnectTimeout,
@@ -138,6 +141,8 @@ func (w *Workspace) Pool(o PoolOptions) *servers.Pool {
 		OnToolsChanged: o.OnToolsChanged,
 		Handlers:       o.Handlers,
 		DefaultRoots:   []string{w.Files()},
+		Tokens:         w.app.tokens(),
+		Login:          login,
 	})
 }
 

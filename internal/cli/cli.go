@@ -46,6 +46,7 @@ func commands() []command {
 		{name: "demo", summary: "write a demo workspace and show the whole tool working on it", run: cmdDemo},
 		{name: "init", summary: "make a workspace, importing the MCP servers of a host's configuration", run: cmdInit},
 		{name: "servers", summary: "connect to the servers in mcp.json and show their status", run: cmdServers},
+		{name: "auth", summary: "log in to a server that asks for OAuth authorization (or --logout)", run: cmdAuth},
 		{name: "tools", summary: "list the tools of the servers", run: cmdTools},
 		{name: "gen", summary: "generate the typed TypeScript tree (servers/) from the servers", run: cmdGen},
 		{name: "run", summary: "run a TypeScript program against the tree, sandboxed", run: cmdRun},
@@ -69,6 +70,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Environ:       os.Environ(),
 		Version:       mcpcodeVersion(),
 		WorkerCommand: workerCommandLine,
+		TokenDir:      tokenDir(),
 	}}
 	defer a.app.Close()
 	return a.main(args)

@@ -57,6 +57,7 @@ func cmdGen(a *cli, args []string) int {
 		}
 	}
 	opts := a.genOptions(ws, gf)
+	a.app.Login = a.loginOptions() // a server asking for a login: the browser, if one can be shown
 	if gf.watch {
 		err := ws.WatchGen(a.ctx, app.WatchOptions{
 			Gen:            opts,

@@ -169,6 +169,7 @@ func cmdRun(a *cli, args []string) int {
 	if err != nil {
 		return a.configError("run", err)
 	}
+	a.app.Login = a.loginOptions() // a server asking for a login: the browser, if one can be shown
 	res, err := ws.Run(a.ctx, req)
 	if err != nil {
 		if app.IsUsage(err) {

@@ -69,7 +69,7 @@ func serverReports(statuses []servers.Status) []serverReport {
 	for _, st := range statuses {
 		r := serverReport{Name: st.Name, Transport: st.Transport, Status: "ok"}
 		if st.Err != nil {
-			r.Status, r.Error = "failed", app.ErrorReason(st.Err)
+			r.Status, r.Error = statusOf(st.Err), app.ErrorReason(st.Err)
 			var se *servers.ServerError
 			if errors.As(st.Err, &se) {
 				r.Stderr = se.Stderr
@@ -99,6 +99,15 @@ func printServerTable(w io.Writer, statuses []servers.Status, disabled []string)
 		fmt.Fprintf(tw, "%s\tdisabled\t-\t-\t-\t-\t-\n", d)
 	}
 	tw.Flush()
+}
+
+// statusOf is a failed server's status: "needs login" when it asks for an
+// OAuth login (mcpcode auth NAME), else "failed".
+func statusOf(err error) string {
+	if errors.Is(err, servers.ErrNeedsLogin) {
+		return "needs login"
+	}
+	return "failed"
 }
 
 // printFailures explains each failed server, with its stderr.
@@ -151,15 +160,17 @@ func cmdTools(a *cli, args []string) int {
 			return a.usageError("tools", "no enabled server %q in %s (servers: %s)", n, ws.Config.Path, strings.Join(ws.Config.Names(), ", "))
 		}
 	}
+	a.app.Login = a.loginOptions() // a server asking for a login: the browser, if one can be shown
 	pool := ws.Pool(app.PoolOptions{ConnectTimeout: cf.connectTimeout})
 	defer pool.Close()
 	statuses := pool.ConnectAll(a.ctx, names, nil)
 	if *asJSON {
 		type toolReport struct {
-			Name        string `json:"name"`
-			Title       string `json:"title,omitempty"`
-			Description string `json:"description"`
-			ReadOnly    bool   `json:"readOnly"`
+			Name        string          `json:"name"`
+			Title       string          `json:"title,omitempty"`
+			Description string          `json:"description"`
+			ReadOnly    bool            `json:"readOnly"`
+			InputSchema json.RawMessage `json:"inputSchema"`
 		}
 		type report struct {
 			Name   string       `json:"name"`
@@ -174,7 +185,7 @@ func cmdTools(a *cli, args []string) int {
 				r.Status, r.Error = "failed", app.ErrorReason(st.Err)
 			} else {
 				for _, t := range st.Listing.Tools {
-					r.Tools = append(r.Tools, toolReport{Name: t.Name, Title: t.Title, Description: t.FirstLine(), ReadOnly: t.Hints.IsReadOnly()})
+					r.Tools = append(r.Tools, toolReport{Name: t.Name, Title: t.Title, Description: t.FirstLine(), ReadOnly: t.Hints.IsReadOnly(), InputSchema: t.InputSchema})
 				}
 			}
 			out = append(out, r)

@@ -1,0 +1,147 @@
+package servers
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/oauth2"
+)
+
+// TokenStore keeps OAuth tokens for upstream servers, per user, outside any
+// workspace (the CLI uses os.UserConfigDir()/mcpcode/tokens): one file per
+// server URL, readable by the user only (0600, in a 0700 directory). A
+// token is never printed or logged; only this store writes it down.
+type TokenStore struct {
+	// Dir is the directory of the token files.
+	Dir string
+
+	mu sync.Mutex
+}
+
+// storedLogin is what a token file holds: the token and what refreshing it
+// needs (the client registered with the authorization server and its token
+// endpoint), so that later commands use and refresh it without asking
+// anyone.
+type storedLogin struct {
+	// URL is the MCP server's URL (the file's key).
+	URL string `json:"url"`
+	// ClientID, ClientSecret and AuthStyle are the OAuth client (registered
+	// dynamically, pre-registered, or a metadata document URL).
+	ClientID     string           `json:"clientId"`
+	ClientSecret string           `json:"clientSecret,omitempty"`
+	AuthStyle    oauth2.AuthStyle `json:"authStyle,omitempty"`
+	TokenURL     string           `json:"tokenUrl,omitempty"`
+	// Scopes are the scopes granted so far (a step-up asks for more, never
+	// fewer).
+	Scopes []string `json:"scopes,omitempty"`
+	// Grant is how the token was obtained.
+	Grant   string        `json:"grant"`
+	Token   *oauth2.Token `json:"token"`
+	Updated time.Time     `json:"updated"`
+}
+
+// fileFor is the token file of a server URL.
+func (s *TokenStore) fileFor(url string) string {
+	sum := sha256.Sum256([]byte(url))
+	return filepath.Join(s.Dir, hex.EncodeToString(sum[:12])+".json")
+}
+
+// load returns the stored login for url, nil when there is none.
+func (s *TokenStore) load(url string) (*storedLogin, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	data, err := os.ReadFile(s.fileFor(url))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the stored login: %w", err)
+	}
+	var l storedLogin
+	if err := json.Unmarshal(data, &l); err != nil || l.URL != url || l.Token == nil {
+		return nil, nil // unreadable or another URL's: as if absent
+	}
+	return &l, nil
+}
+
+// save writes a login atomically, readable by the user only.
+func (s *TokenStore) save(l *storedLogin) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return fmt.Errorf("creating the token directory: %w", err)
+	}
+	_ = os.Chmod(s.Dir, 0o700)
+	l.Updated = time.Now().UTC().Truncate(time.Second)
+	data, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(s.Dir, ".token-*")
+	if err != nil {
+		return fmt.Errorf("writing the token: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("writing the token: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing the token: %w", err)
+	}
+	return os.Rename(tmp, s.fileFor(l.URL))
+}
+
+// remove deletes the stored login of url; it reports whether there was one.
+func (s *TokenStore) remove(url string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := os.Remove(s.fileFor(url))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// persisting is a token source that writes every new token it hands out
+// to the store (a refreshed access token, a rotated refresh token).
+type persisting struct {
+	src   oauth2.TokenSource
+	store *TokenStore
+	login storedLogin // without Token; the template of what is saved
+	onErr func(error)
+
+	mu   sync.Mutex
+	last string // the access token last saved
+}
+
+func (p *persisting) Token() (*oauth2.Token, error) {
+	tok, err := p.src.Token()
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if tok.AccessToken != p.last {
+		l := p.login
+		l.Token = tok
+		if err := p.store.save(&l); err != nil && p.onErr != nil {
+			p.onErr(err)
+		}
+		p.last = tok.AccessToken
+	}
+	return tok, nil
+}
