@@ -25,6 +25,7 @@ func cmdDemo(a *cli, args []string) int {
 			"connected, the typed tree generated, the agent programs of the \"code execution with MCP\"\n"+
 			"article run in the sandbox, and a skill proposed, reviewed, approved and run.")
 	dir := fs.String("dir", "mcpcode-demo", "directory of the demo workspace (created if needed)")
+	timeout := fs.Duration("timeout", runtime.DefaultLimits().Timeout, "wall-time limit of each program the demo runs")
 	var cf connFlags
 	fs.DurationVar(&cf.connectTimeout, "connect-timeout", servers.DefaultConnectTimeout, "time allowed to connect to and list one server")
 	rest, code, ok := parse(fs, args)
@@ -67,7 +68,7 @@ func cmdDemo(a *cli, args []string) int {
 
 	fmt.Fprintln(out, "\n3. Running agent programs in the sandbox (mcpcode run programs/NAME.ts)")
 	for _, name := range app.DemoPrograms {
-		res, err := ws.Run(a.ctx, app.RunRequest{File: filepath.Join(abs, "programs", name), Caller: pool})
+		res, err := ws.Run(a.ctx, app.RunRequest{File: filepath.Join(abs, "programs", name), Caller: pool, Limits: runtime.Limits{Timeout: *timeout}})
 		if err != nil {
 			return a.fail("demo", err)
 		}
@@ -78,7 +79,7 @@ func cmdDemo(a *cli, args []string) int {
 	}
 
 	fmt.Fprintln(out, "\n4. A skill: proposed by the agent, reviewed and approved by a person, then run")
-	if code := a.demoSkill(out, ws, pool); code != exitOK {
+	if code := a.demoSkill(out, ws, pool, runtime.Limits{Timeout: *timeout}); code != exitOK {
 		return code
 	}
 
@@ -144,7 +145,7 @@ func printDemoResult(out io.Writer, res *runtime.Result) bool {
 }
 
 // demoSkill proposes, shows, approves and runs the demo skill.
-func (a *cli) demoSkill(out io.Writer, ws *app.Workspace, pool *servers.Pool) int {
+func (a *cli) demoSkill(out io.Writer, ws *app.Workspace, pool *servers.Pool, lim runtime.Limits) int {
 	progPath := filepath.Join(ws.Root, "programs", app.DemoSkillProgram)
 	program, err := os.ReadFile(progPath)
 	if err != nil {
@@ -172,7 +173,7 @@ func (a *cli) demoSkill(out io.Writer, ws *app.Workspace, pool *servers.Pool) in
 	}
 	fmt.Fprintf(out, "    wrote %s/SKILL.md and index.ts: a read-only skill, listed in skills/README.md\n", ws.Rel(approved.Dir))
 	fmt.Fprintf(out, "\n  Any program can now use it; run directly (mcpcode run --skill %s --input '{\"limit\":3}'):\n", app.DemoSkill)
-	res, err := ws.Run(a.ctx, app.RunRequest{Skill: app.DemoSkill, Input: json.RawMessage(`{"limit":3}`), Caller: pool})
+	res, err := ws.Run(a.ctx, app.RunRequest{Skill: app.DemoSkill, Input: json.RawMessage(`{"limit":3}`), Caller: pool, Limits: lim})
 	if err != nil {
 		return a.fail("demo", err)
 	}

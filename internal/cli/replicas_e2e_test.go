@@ -29,7 +29,7 @@ func TestServeReplicasShareAWorkspace(t *testing.T) {
 		t.Fatalf("gen: exit %d\n%s", res.code, res.stderr)
 	}
 	env := []string{"MCPCODE_TOKEN=replica-secret"}
-	replicas := []string{startServeHTTP(t, ws, env, "--stateless"), startServeHTTP(t, ws, env, "--stateless")}
+	replicas := []string{startServeHTTP(t, ws, env, "--stateless", "--timeout", slowTimeout), startServeHTTP(t, ws, env, "--stateless", "--timeout", slowTimeout)}
 	var next atomic.Int64
 	hits := make([]atomic.Int64, 2)
 	proxy := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {

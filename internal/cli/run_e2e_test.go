@@ -13,9 +13,15 @@ import (
 	"github.com/mcpcode/mcpcode/runtime"
 )
 
+// slowTimeout is the run limit of end-to-end runs that move the demo's
+// 10,000-row sheet: a hang guard, since the test binary (and so each demo
+// server it starts) carries the race detector, which makes encoding the
+// sheet many times slower, more so on a loaded machine.
+const slowTimeout = "2m"
+
 func runJSON(t *testing.T, ws string, args ...string) (*runtime.Result, runResult) {
 	t.Helper()
-	res := runBinary(t, ws, 3*time.Minute, append([]string{"run", "--json"}, args...)...)
+	res := runBinary(t, ws, 3*time.Minute, append([]string{"run", "--json", "--timeout", slowTimeout}, args...)...)
 	var r runtime.Result
 	if err := json.Unmarshal([]byte(res.stdout), &r); err != nil {
 		t.Fatalf("run --json %v: %v\nstdout:\n%s\nstderr:\n%s", args, err, res.stdout, res.stderr)
@@ -89,7 +95,7 @@ func TestDemoEndToEnd(t *testing.T) {
 	if res := runBinary(t, dir, 3*time.Minute, "skills", "verify"); res.code != 0 {
 		t.Errorf("skills verify in the demo workspace: %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
-	if res := runBinary(t, dir, 3*time.Minute, "run", "--skill", "pending-orders", "--input", `{"status":"cancelled","limit":1}`); res.code != 0 || !strings.Contains(res.stdout, `"status": "cancelled"`) {
+	if res := runBinary(t, dir, 3*time.Minute, "run", "--timeout", slowTimeout, "--skill", "pending-orders", "--input", `{"status":"cancelled","limit":1}`); res.code != 0 || !strings.Contains(res.stdout, `"status": "cancelled"`) {
 		t.Errorf("running the demo skill: %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
 }
@@ -97,7 +103,7 @@ func TestDemoEndToEnd(t *testing.T) {
 // checkDemo runs `mcpcode demo --dir dir` and checks what it shows.
 func checkDemo(t *testing.T, dir string, run int) {
 	t.Helper()
-	res := runBinary(t, t.TempDir(), 5*time.Minute, "demo", "--dir", dir)
+	res := runBinary(t, t.TempDir(), 10*time.Minute, "demo", "--timeout", slowTimeout, "--dir", dir)
 	if res.code != 0 {
 		t.Fatalf("demo run %d: exit %d\nstdout:\n%s\nstderr:\n%s", run, res.code, res.stdout, res.stderr)
 	}
@@ -125,7 +131,7 @@ func checkDemoPrograms(t *testing.T, ws, isolation string) {
 	iso := "--isolation=" + isolation
 
 	// 10,000 rows in, five rows out.
-	res := runBinary(t, ws, 3*time.Minute, "run", iso, "programs/pending-orders.ts")
+	res := runBinary(t, ws, 3*time.Minute, "run", "--timeout", slowTimeout, iso, "programs/pending-orders.ts")
 	if res.code != 0 {
 		t.Fatalf("pending-orders: exit %d\n%s", res.code, res.stderr)
 	}
@@ -161,7 +167,7 @@ func checkDemoPrograms(t *testing.T, ws, isolation string) {
 
 	// A file saved by one run is read by the next, which calls no
 	// tool and so starts no server.
-	if res := runBinary(t, ws, 3*time.Minute, "run", iso, "programs/save-orders-csv.ts"); res.code != 0 || !strings.Contains(res.stdout, "Saved 10000 rows to workspace/orders.csv") {
+	if res := runBinary(t, ws, 3*time.Minute, "run", "--timeout", slowTimeout, iso, "programs/save-orders-csv.ts"); res.code != 0 || !strings.Contains(res.stdout, "Saved 10000 rows to workspace/orders.csv") {
 		t.Fatalf("save-orders-csv: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
 	if err := os.RemoveAll(filepath.Join(ws, ".mcpcode", "logs")); err != nil {

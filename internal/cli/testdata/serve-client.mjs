@@ -28,7 +28,7 @@ let listChanged;
 const changed = new Promise((resolve) => { listChanged = resolve; });
 client.setNotificationHandler(ToolListChangedNotificationSchema, () => listChanged());
 
-const transport = new StdioClientTransport({ command: binary, args: ["serve", "--dir", workspace], stderr: "inherit" });
+const transport = new StdioClientTransport({ command: binary, args: ["serve", "--dir", workspace, "--timeout", "2m"], stderr: "inherit" });
 await client.connect(transport);
 const info = client.getServerVersion();
 if (info?.name !== "mcpcode") fail("server name " + JSON.stringify(info));
