@@ -316,6 +316,10 @@ type httpRoundTripper struct {
 	base    http.RoundTripper
 	headers map[string]string
 	capture *toolsCapture
+	// oauth, when set, authorizes the requests (the SSE transport, which has
+	// no OAuth hook of its own): the token goes in Authorization, and a 401
+	// or 403 is answered by logging in and sending the request once more.
+	oauth *oauthHandler
 }
 
 func (t *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -325,6 +329,53 @@ func (t *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) 
 			req.Header.Set(k, v)
 		}
 	}
+	if t.oauth != nil {
+		return t.authorized(req)
+	}
+	return t.roundTrip(req)
+}
+
+// authorized sends req with the OAuth token, logging in once on a 401 or
+// 403.
+func (t *httpRoundTripper) authorized(req *http.Request) (*http.Response, error) {
+	if req.Body != nil && req.GetBody == nil {
+		body, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	send := func() (*http.Request, *http.Response, error) {
+		r := req.Clone(req.Context())
+		if req.GetBody != nil {
+			b, err := req.GetBody()
+			if err != nil {
+				return nil, nil, err
+			}
+			r.Body = b
+		}
+		if ts, _ := t.oauth.TokenSource(r.Context()); ts != nil {
+			if tok, err := ts.Token(); err == nil {
+				r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+			}
+		}
+		resp, err := t.roundTrip(r)
+		return r, resp, err
+	}
+	r, resp, err := send()
+	if err != nil || (resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden) {
+		return resp, err
+	}
+	if err := t.oauth.Authorize(req.Context(), r, resp); err != nil {
+		return nil, err
+	}
+	_, resp, err = send()
+	return resp, err
+}
+
+func (t *httpRoundTripper) roundTrip(req *http.Request) (*http.Response, error) {
 	if t.capture != nil && req.Body != nil && req.Method == http.MethodPost {
 		body, err := io.ReadAll(req.Body)
 		req.Body.Close()
