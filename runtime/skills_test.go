@@ -197,3 +197,49 @@ func TestSkillScopeReachesTheCaller(t *testing.T) {
 		t.Errorf("calls as the caller saw them:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wantScopes, "\n"))
 	}
 }
+
+// TestSkillTimersEndWithItsCall: a skill's call is over when its result is:
+// timers it left pending are dropped (its realm can start nothing more),
+// so they neither keep the run waiting nor run later.
+func TestSkillTimersEndWithItsCall(t *testing.T) {
+	t.Parallel()
+	ws := newWorkspace(t, map[string]string{"skills/lazy/index.ts": `import { callMCPTool } from "mcpcode:runtime";
+export default async () => { setTimeout(() => callMCPTool("google-drive", "getSheet", { sheetId: "late" }), 60000); return "done"; };`})
+	p, err := Bundle(BundleOptions{Workspace: ws, Entry: "prog.ts", Source: []byte(`import lazy from "skills/lazy"; export default await lazy({});`),
+		Skills: fakePolicy{"lazy": {Tools: []string{"google-drive.getSheet"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := newFakeCaller()
+	res := Run(t.Context(), p, RunOptions{Workspace: ws, Caller: fc, Limits: Limits{Timeout: guard}})
+	mustOK(t, res)
+	if string(res.Result) != `"done"` || len(fc.callList()) != 0 {
+		t.Errorf("result %s, calls %v", res.Result, fc.callList())
+	}
+}
+
+// TestFinishedSkillStartsNothing: once a skill's call has settled (with a
+// result or an error), work it left behind starts no tool call.
+func TestFinishedSkillStartsNothing(t *testing.T) {
+	t.Parallel()
+	for name, end := range map[string]string{"returned": `return "done";`, "threw": `throw new Error("boom");`} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ws := newWorkspace(t, map[string]string{"skills/chain/index.ts": `import { callMCPTool } from "mcpcode:runtime";
+export default async () => {
+  callMCPTool("google-drive", "getSheet", { sheetId: "first" }).then(() => callMCPTool("google-drive", "getSheet", { sheetId: "after" }));
+  ` + end + `
+};`})
+			p, err := Bundle(BundleOptions{Workspace: ws, Entry: "prog.ts", Source: []byte(`import chain from "skills/chain"; try { await chain({}); } catch (e) {} export default "ok";`),
+				Skills: fakePolicy{"chain": {Tools: []string{"google-drive.getSheet"}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fc := newFakeCaller()
+			mustOK(t, Run(t.Context(), p, RunOptions{Workspace: ws, Caller: fc, Limits: Limits{Timeout: guard}}))
+			if calls := fc.callList(); len(calls) != 1 || calls[0].Args != `{"sheetId":"first"}` {
+				t.Errorf("calls upstream: %+v, want only the first", calls)
+			}
+		})
+	}
+}

@@ -162,20 +162,31 @@ func (s *snapshot) number(v goja.Value) {
 }
 
 func (s *snapshot) array(obj *goja.Object, path string, depth int) string {
-	n := obj.Get("length").ToInteger() // an Array's own length: no code runs
 	s.buf.WriteByte('[')
-	for i := int64(0); i < n; i++ {
+	i, msg := 0, ""
+	sink := s.r.vm.ToValue(func(c goja.FunctionCall) goja.Value {
+		if msg != "" {
+			return goja.Undefined()
+		}
 		if i > 0 {
 			s.buf.WriteByte(',')
 		}
-		key := strconv.FormatInt(i, 10)
-		v, msg := s.own(obj, key, path)
-		if msg != "" {
-			return msg
+		key := strconv.Itoa(i)
+		i++
+		msg = s.value(c.Argument(0), path+"/"+key, depth+1)
+		return goja.Undefined()
+	})
+	stopped, err := s.r.intr.items(goja.Undefined(), obj, sink)
+	switch {
+	case err != nil:
+		if isUncatchable(err) {
+			panic(err) // an interrupt unwinds the VM
 		}
-		if msg := s.value(v, path+"/"+key, depth+1); msg != "" {
-			return msg
-		}
+		return pathOrRoot(path) + ": the array cannot be read: " + exceptionText(err)
+	case msg != "":
+		return msg
+	case !goja.IsUndefined(stopped):
+		return path + "/" + stopped.String() + ": a getter or setter, which mcpcode does not run: pass plain data"
 	}
 	s.buf.WriteByte(']')
 	return ""
@@ -183,43 +194,44 @@ func (s *snapshot) array(obj *goja.Object, path string, depth int) string {
 
 func (s *snapshot) object(obj *goja.Object, path string, depth int) string {
 	s.buf.WriteByte('{')
-	first := true
-	for _, key := range obj.Keys() {
-		v, msg := s.own(obj, key, path)
-		if msg != "" {
-			return msg
+	first, msg := true, ""
+	sink := s.r.vm.ToValue(func(c goja.FunctionCall) goja.Value {
+		v := c.Argument(1)
+		if msg != "" || omitted(v) {
+			return goja.Undefined()
 		}
-		if omitted(v) {
-			continue
-		}
+		key := c.Argument(0).String()
 		if !first {
 			s.buf.WriteByte(',')
 		}
 		first = false
 		writeJSONString(&s.buf, key)
 		s.buf.WriteByte(':')
-		if msg := s.value(v, path+"/"+pointerToken(key), depth+1); msg != "" {
-			return msg
+		msg = s.value(v, path+"/"+pointerToken(key), depth+1)
+		return goja.Undefined()
+	})
+	stopped, err := s.r.intr.ownEntries(goja.Undefined(), obj, sink)
+	switch {
+	case err != nil:
+		if isUncatchable(err) {
+			panic(err) // an interrupt unwinds the VM
 		}
+		return pathOrRoot(path) + ": the object cannot be read: " + exceptionText(err)
+	case msg != "":
+		return msg
+	case !goja.IsUndefined(stopped):
+		return path + "/" + pointerToken(stopped.String()) + ": a getter or setter, which mcpcode does not run: pass plain data"
 	}
 	s.buf.WriteByte('}')
 	return ""
 }
 
-// own reads an own data property without running a getter: a getter is
-// refused, a missing property is undefined.
-func (s *snapshot) own(obj *goja.Object, key, path string) (goja.Value, string) {
-	v, err := s.r.intr.ownData(goja.Undefined(), obj, s.r.vm.ToValue(key))
-	if err != nil {
-		if isUncatchable(err) {
-			panic(err) // an interrupt unwinds the VM
-		}
-		return nil, path + "/" + pointerToken(key) + ": the property cannot be read: " + exceptionText(err)
+// pathOrRoot is a JSON Pointer path, "/" for the root.
+func pathOrRoot(path string) string {
+	if path == "" {
+		return "/"
 	}
-	if o, ok := v.(*goja.Object); ok && o == s.r.intr.accessor {
-		return nil, path + "/" + pointerToken(key) + ": a getter or setter, which mcpcode does not run: pass plain data"
-	}
-	return v, ""
+	return path
 }
 
 // pointerToken escapes a key for a JSON Pointer path.

@@ -43,6 +43,7 @@ const internalSource = `(function () {
   const parse = JSON.parse;
   const resolve = Promise.resolve.bind(Promise);
   const callThen = Function.prototype.call.bind(Promise.prototype.then);
+  const keys = Object.keys;
   const stringValue = Function.prototype.call.bind(String.prototype.valueOf);
   const numberValue = Function.prototype.call.bind(Number.prototype.valueOf);
   const booleanValue = Function.prototype.call.bind(Boolean.prototype.valueOf);
@@ -63,6 +64,24 @@ const internalSource = `(function () {
     resolve: (v) => resolve(v),
     then: (p, onFulfilled, onRejected) => { callThen(p, onFulfilled, onRejected); },
     unbox: (o, c) => c === "String" ? stringValue(o) : c === "Number" ? numberValue(o) : booleanValue(o),
+    ownEntries: (o, sink) => {
+      const ks = keys(o);
+      for (let i = 0; i < ks.length; i++) {
+        const d = getOwnPropertyDescriptor(o, ks[i]);
+        if (d === undefined) continue;
+        if (!hasOwn(d, "value")) return ks[i];
+        sink(ks[i], d.value);
+      }
+    },
+    items: (a, sink) => {
+      const n = a.length;
+      for (let i = 0; i < n; i++) {
+        const d = getOwnPropertyDescriptor(a, i);
+        if (d === undefined) { sink(undefined); continue; }
+        if (!hasOwn(d, "value")) return i;
+        sink(d.value);
+      }
+    },
   };
 })()`
 
@@ -106,6 +125,13 @@ type intrinsics struct {
 	// Boolean object, read by the built-in valueOf (no valueOf or toString
 	// a program defined runs).
 	unbox goja.Callable
+	// ownEntries(object, sink) calls sink(key, value) for each of an
+	// object's own enumerable string-keyed data properties, and
+	// items(array, sink) sink(value) for each element (undefined for a
+	// hole), reading no getter: at the first getter or setter they stop
+	// and return its key. For objects that are not Proxies no program code
+	// runs.
+	ownEntries, items goja.Callable
 }
 
 // newSandboxVM returns a fresh VM with nothing of the host reachable:
@@ -150,7 +176,7 @@ func newSandboxVM(maxStack int) (*goja.Runtime, *intrinsics, error) {
 	for name, dst := range map[string]*goja.Callable{
 		"parse": &in.parse, "stringify": &in.stringify, "stringifyResult": &in.stringifyResult,
 		"stringifyIndented": &in.stringifyIndented, "entries": &in.entries,
-		"ownData": &in.ownData, "resolve": &in.resolve, "then": &in.then, "unbox": &in.unbox,
+		"ownData": &in.ownData, "resolve": &in.resolve, "then": &in.then, "unbox": &in.unbox, "ownEntries": &in.ownEntries, "items": &in.items,
 	} {
 		fn, ok := goja.AssertFunction(obj.Get(name))
 		if !ok {
