@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -147,5 +148,22 @@ func writeFile(t *testing.T, path, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// approveSkill approves a pending proposal as a person does: it reads the
+// review card (skills show --json), then approves with the hash the card
+// printed.
+func approveSkill(t *testing.T, ws, name string) {
+	t.Helper()
+	res := runBinary(t, ws, time.Minute, "skills", "show", "--json", name)
+	var card struct {
+		SHA256 string `json:"sha256"`
+	}
+	if res.code != 0 || json.Unmarshal([]byte(res.stdout), &card) != nil || card.SHA256 == "" {
+		t.Fatalf("skills show %s: exit %d\n%s%s", name, res.code, res.stdout, res.stderr)
+	}
+	if res := runBinary(t, ws, time.Minute, "skills", "approve", name, "--sha256", card.SHA256); res.code != 0 {
+		t.Fatalf("approve %s: exit %d\n%s", name, res.code, res.stderr)
 	}
 }

@@ -61,9 +61,7 @@ func TestServeReplicasShareAWorkspace(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("propose through the load balancer: %v %+v", err, res)
 	}
-	if res := runBinary(t, ws, time.Minute, "skills", "approve", "sheet-size"); res.code != 0 {
-		t.Fatalf("approve: exit %d\n%s", res.code, res.stderr)
-	}
+	approveSkill(t, ws, "sheet-size")
 	for i, u := range replicas {
 		s := connect(u)
 		found := false

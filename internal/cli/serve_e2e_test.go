@@ -51,9 +51,7 @@ func TestServeWithTheOfficialSDKClient(t *testing.T) {
 		lines = append(lines, line)
 		if line == "PROPOSED" {
 			// A person reviews and approves the proposal with the CLI.
-			if res := runBinary(t, ws, time.Minute, "skills", "approve", "count-orders"); res.code != 0 {
-				t.Fatalf("approve: exit %d\n%s", res.code, res.stderr)
-			}
+			approveSkill(t, ws, "count-orders")
 			stdin.Write([]byte("approved\n"))
 		}
 	}
