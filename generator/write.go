@@ -26,8 +26,12 @@ const (
 // Write applies a plan to outDir and stores its manifest at manifestPath.
 //
 // Guarantees: a file whose content is unchanged is not rewritten (its mtime
-// stays); every write is atomic (temp file in the same directory, fsync,
-// rename); files the previous manifest owned that the plan no longer has are
+// stays); every write is atomic: a file in a directory that exists is
+// written to a temp file in the same directory, synced and renamed; a
+// server's directory that does not exist yet (a first generation: a
+// catalog of 10,000 tools makes 10,000 files at once) is built whole in a
+// staging directory next to it, synced once, and renamed into place, so
+// that it appears complete or not at all; files the previous manifest owned that the plan no longer has are
 // removed, and so are the directories this leaves empty; files gen does not
 // own are never modified or removed, and a plan file that would replace one
 // is refused (unless the bytes are identical) before anything is written;
@@ -91,8 +95,17 @@ func write(outDir, manifestPath string, plan *Plan, beforeChange func(rel string
 		}
 	}
 
+	// New top-level directories are staged whole (stageDirs); the rest is
+	// written file by file.
+	staged, rest, err := partitionNew(root, toWrite)
+	if err != nil {
+		return nil, err
+	}
+	if err := stageDirs(root, staged, beforeChange); err != nil {
+		return nil, err
+	}
 	synced := map[string]bool{}
-	for _, f := range toWrite {
+	for _, f := range rest {
 		if beforeChange != nil {
 			beforeChange(f.Path)
 		}
@@ -120,6 +133,132 @@ func write(outDir, manifestPath string, plan *Plan, beforeChange func(rel string
 	sum := summarize(prev, plan, state)
 	sum.ManifestWritten = manifestWritten
 	return sum, nil
+}
+
+// stagingPrefix names the directory a new server directory is built in
+// before it is renamed into place: .mcpcode-staging-<dir>.
+const stagingPrefix = ".mcpcode-staging-"
+
+// partitionNew splits the files to write into those under a top-level
+// directory that does not exist yet (by directory) and the others.
+func partitionNew(root *os.Root, files []File) (map[string][]File, []File, error) {
+	staged := map[string][]File{}
+	var rest []File
+	exists := map[string]bool{}
+	for _, f := range files {
+		top, _, nested := strings.Cut(f.Path, "/")
+		if !nested || strings.HasPrefix(top, ".") {
+			rest = append(rest, f)
+			continue
+		}
+		there, seen := exists[top]
+		if !seen {
+			_, err := root.Lstat(top)
+			switch {
+			case err == nil:
+				there = true
+			case errors.Is(err, fs.ErrNotExist):
+				there = false
+			default:
+				return nil, nil, fmt.Errorf("check %s: %w", shown(root, top), err)
+			}
+			exists[top] = there
+		}
+		if there {
+			rest = append(rest, f)
+		} else {
+			staged[top] = append(staged[top], f)
+		}
+	}
+	return staged, rest, nil
+}
+
+// stageDirs builds each new top-level directory in a staging directory
+// beside it (a leftover of an interrupted run is removed first), writes
+// its files there without a temp file or an fsync each, makes them all
+// durable at once (syncStaged), and renames each staging directory into
+// place. Until its rename a directory does not exist; after it, it is
+// complete. On an error the staging directories are removed.
+func stageDirs(root *os.Root, staged map[string][]File, beforeChange func(rel string)) error {
+	if len(staged) == 0 {
+		return nil
+	}
+	tops := make([]string, 0, len(staged))
+	for top := range staged {
+		tops = append(tops, top)
+	}
+	sort.Strings(tops)
+	done := false
+	defer func() {
+		if !done {
+			for _, top := range tops {
+				_ = root.RemoveAll(stagingPrefix + top)
+			}
+		}
+	}()
+	var written []string // the staging directories
+	for _, top := range tops {
+		stage := stagingPrefix + top
+		if err := root.RemoveAll(stage); err != nil {
+			return fmt.Errorf("remove the leftover %s: %w", shown(root, stage), err)
+		}
+		if err := root.Mkdir(stage, 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", shown(root, stage), err)
+		}
+		// Files are created through a root on the staging directory: one
+		// openat each, not one per path element.
+		sr, err := root.OpenRoot(stage)
+		if err != nil {
+			return fmt.Errorf("open %s: %w", shown(root, stage), err)
+		}
+		err = writeStaged(sr, top, staged[top], beforeChange)
+		sr.Close()
+		if err != nil {
+			return err
+		}
+		written = append(written, stage)
+	}
+	if err := syncStaged(root, written); err != nil {
+		return err
+	}
+	for _, top := range tops {
+		if beforeChange != nil {
+			beforeChange(top)
+		}
+		// Never over something that appeared meanwhile (a rename would
+		// replace an empty directory, and fails over a symlink).
+		if _, err := root.Lstat(top); !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("refusing to put the new %s in place: something appeared there while gen ran (a symlink, a directory?); move it away and run gen again", shown(root, top))
+		}
+		if err := root.Rename(stagingPrefix+top, top); err != nil {
+			return fmt.Errorf("put %s in place: %w; if it is a symlink, replace it with a real directory and run gen again", shown(root, top), err)
+		}
+	}
+	done = true
+	syncDir(root, ".")
+	return nil
+}
+
+// writeStaged writes the files of the new directory top into the staging
+// root sr (their paths relative to top), without a temp file or an fsync.
+func writeStaged(sr *os.Root, top string, files []File, beforeChange func(rel string)) error {
+	made := map[string]bool{".": true}
+	for _, f := range files {
+		if beforeChange != nil {
+			beforeChange(f.Path)
+		}
+		name := filepath.FromSlash(strings.TrimPrefix(f.Path, top+"/"))
+		if dir := filepath.Dir(name); !made[dir] {
+			if err := sr.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("create %s: %w", filepath.Join(sr.Name(), dir), err)
+			}
+			made[dir] = true
+		}
+		if err := sr.WriteFile(name, f.Content, 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", filepath.Join(sr.Name(), name), err)
+		}
+	}
+	return nil
 }
 
 // checkTarget inspects the file a plan wants to write. It reports whether
