@@ -362,6 +362,58 @@ var steering = sync.OnceValue(func() (p steeringPatterns) {
 
 type steeringPatterns struct{ hiddenBlock, override, conceal, otherTool, secrets *regexp.Regexp }
 
+// steeringNeeds says which steering patterns can match a text: each bit is
+// set when the text has what every match of that pattern contains.
+type steeringNeeds uint8
+
+const (
+	needHidden steeringNeeds = 1 << iota
+	needOverride
+	needConceal
+	needOtherTool
+	needSecrets
+)
+
+// steeringWords finds the words the patterns need, case-insensitively as
+// the patterns match (the long s and the Kelvin sign fold to s and k, as
+// in the patterns' case folding).
+func steeringWords(text string) steeringNeeds {
+	lower := strings.ToLower(text)
+	if strings.ContainsAny(lower, "ſK") {
+		lower = strings.NewReplacer("ſ", "s", "K", "k").Replace(lower)
+	}
+	var n steeringNeeds
+	if strings.ContainsAny(lower, "<[") {
+		n |= needHidden
+	}
+	for _, w := range []string{"ignore", "disregard", "forget", "override"} {
+		if strings.Contains(lower, w) {
+			n |= needOverride
+			break
+		}
+	}
+	if strings.Contains(lower, "user") {
+		n |= needConceal
+	}
+	if strings.Contains(lower, "tool") {
+		n |= needOtherTool
+	}
+	if strings.ContainsAny(lower, "~$%") || strings.Contains(lower, "id_") || strings.Contains(lower, ".ssh") ||
+		strings.Contains(lower, "mcp.json") || strings.Contains(lower, "claude_desktop_config") || strings.Contains(lower, ".aws") ||
+		strings.Contains(lower, "/etc/") {
+		n |= needSecrets
+	}
+	return n
+}
+
+// find runs re on text when the text has what it needs.
+func (n steeringNeeds) find(bit steeringNeeds, re *regexp.Regexp, text string) string {
+	if n&bit == 0 {
+		return ""
+	}
+	return re.FindString(text)
+}
+
 // lintText checks one string. A property name (key) is only checked for
 // invisible characters.
 func lintText(text string, key bool, own, mentionable map[string]bool) []textFinding {
@@ -377,16 +429,23 @@ func lintText(text string, key bool, own, mentionable map[string]bool) []textFin
 	if key || text == "" {
 		return out
 	}
-	if m := steering().hiddenBlock.FindString(text); m != "" {
+	// Each pattern runs only when the words it needs are there: on a
+	// catalog of 10,000 tools the patterns took a fifth of gen's time.
+	need := steeringWords(text)
+	if m := need.find(needHidden, steering().hiddenBlock, text); m != "" {
 		out = append(out, textFinding{LintHiddenBlock, "a tag of the kind that hides instructions: " + evidence(m)})
 	}
-	if m := steering().override.FindString(text); m != "" {
+	if m := need.find(needOverride, steering().override, text); m != "" {
 		out = append(out, textFinding{LintInstructions, "tells the model to drop its instructions: " + evidence(m)})
 	}
-	if m := steering().conceal.FindString(text); m != "" {
+	if m := need.find(needConceal, steering().conceal, text); m != "" {
 		out = append(out, textFinding{LintInstructions, "asks to keep something from the user: " + evidence(m)})
 	}
-	for _, m := range steering().otherTool.FindAllStringSubmatch(text, 8) {
+	var others [][]string
+	if need&needOtherTool != 0 {
+		others = steering().otherTool.FindAllStringSubmatch(text, 8)
+	}
+	for _, m := range others {
 		// "the X tool must…" about one of the server's own tools is
 		// guidance; about another tool it is steering.
 		if m[2] == "" || !own[looseName(m[2])] {
@@ -394,7 +453,7 @@ func lintText(text string, key bool, own, mentionable map[string]bool) []textFin
 			break
 		}
 	}
-	if m := steering().secrets.FindString(text); m != "" {
+	if m := need.find(needSecrets, steering().secrets, text); m != "" {
 		out = append(out, textFinding{LintInstructions, "names a private file of the user's machine: " + evidence(m)})
 	}
 	if name := firstToken(text, mentionable); name != "" {
