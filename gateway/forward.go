@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 
 	"github.com/mcpcode/mcpcode/internal/app"
 	"github.com/mcpcode/mcpcode/internal/mcptool"
+	"github.com/mcpcode/mcpcode/runtime"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -17,13 +19,42 @@ import (
 // session that started the run, and the host's answers back. The pool
 // routes each request to the handlers of the call in flight on that server
 // (and declines it when calls of different runs are in flight at once).
-func forwardRequests(c mcptool.Caller, session *mcp.ServerSession) mcptool.Caller {
-	return &forwarding{Caller: c, h: hostHandlers(session)}
+// The pool serves the runtime's optional interfaces (notices, resources)
+// under the gate: they change nothing upstream.
+func forwardRequests(c mcptool.Caller, pool mcptool.Caller, session *mcp.ServerSession) mcptool.Caller {
+	return &forwarding{Caller: c, pool: pool, h: hostHandlers(session)}
 }
 
 type forwarding struct {
 	mcptool.Caller
-	h *app.ClientHandlers
+	pool mcptool.Caller
+	h    *app.ClientHandlers
+}
+
+var (
+	_ runtime.NoticeDeliverer = (*forwarding)(nil)
+	_ runtime.ResourceReader  = (*forwarding)(nil)
+)
+
+func (f *forwarding) DeliversNotices() bool {
+	d, ok := f.pool.(runtime.NoticeDeliverer)
+	return ok && d.DeliversNotices()
+}
+
+func (f *forwarding) ListResources(ctx context.Context, server string) (json.RawMessage, error) {
+	rr, ok := f.pool.(runtime.ResourceReader)
+	if !ok {
+		return nil, errors.New("listResources is not available: the server's pool does not read resources")
+	}
+	return rr.ListResources(ctx, server)
+}
+
+func (f *forwarding) ReadResource(ctx context.Context, server, uri string) (json.RawMessage, error) {
+	rr, ok := f.pool.(runtime.ResourceReader)
+	if !ok {
+		return nil, errors.New("readResource is not available: the server's pool does not read resources")
+	}
+	return rr.ReadResource(ctx, server, uri)
 }
 
 func (f *forwarding) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*mcptool.Result, error) {

@@ -227,7 +227,7 @@ func (g *Gateway) run(ctx context.Context, session *mcp.ServerSession, r app.Run
 		session = nil // a stateless connection cannot be asked anything
 	}
 	r.Caller = newGate(g.pool, g.opts.ConfirmWrites, session)
-	r.Caller = forwardRequests(r.Caller, session) // upstream servers' elicitation and sampling go to this host (forward.go)
+	r.Caller = forwardRequests(r.Caller, g.pool, session) // upstream servers' elicitation and sampling go to this host (forward.go)
 	res, err := g.ws.Run(ctx, r)
 	if err != nil {
 		return errorResult("%v", err), nil

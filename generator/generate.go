@@ -301,7 +301,7 @@ func generateServer(s *Server, dir string, tools []*parsedTool, findings []Findi
 			Hints:           t.Hints,
 			HasOutputSchema: t.output != nil,
 		})
-		index = append(index, indexEntry{function: n.Function, typ: n.Type, summary: toolSummary(t), hasOutput: t.output != nil, lint: warningKinds(byTool[t.Name])})
+		index = append(index, indexEntry{function: n.Function, typ: n.Type, summary: toolSummary(t), hasOutput: t.output != nil, lint: warningKinds(byTool[t.Name]), unusable: unusableReason(t)})
 	}
 	files = append(files, File{dir + "/index.ts", renderIndex(s, index)})
 	for _, f := range files {

@@ -11,6 +11,7 @@ type indexEntry struct {
 	summary       string // first sentence of the description, or the title
 	hasOutput     bool
 	lint          []string // kinds of metadata lint findings of SeverityWarning
+	unusable      string   // why mcpcode cannot call the tool ("" when it can)
 }
 
 // renderIndex returns a server's index.ts: a header with the server's name,
@@ -41,6 +42,9 @@ func renderIndex(server *Server, entries []indexEntry) []byte {
 	}
 	for _, e := range entries {
 		sb.WriteString("\n")
+		if e.unusable != "" {
+			sb.WriteString("// UNUSABLE: " + e.unusable + ".\n")
+		}
 		if len(e.lint) > 0 {
 			sb.WriteString("// WARNING (mcpcode metadata lint: " + strings.Join(e.lint, ", ") + "): read it in " + e.function + ".ts before using this tool.\n")
 		}

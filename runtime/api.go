@@ -223,9 +223,11 @@ type Result struct {
 	Stats       Stats            `json:"stats"`
 }
 
-// LogEntry is one console call.
+// LogEntry is one console call, or a notice a server sent about a call.
 type LogEntry struct {
-	// Level is "log", "info", "warn", "error" or "debug".
+	// Level is "log", "info", "warn", "error" or "debug"; "server" for a
+	// server's log message or progress report, whose text starts with the
+	// server's name in brackets ("[everything info] ...").
 	Level string `json:"level"`
 	Text  string `json:"text"`
 }

@@ -249,12 +249,20 @@ func (r *run) newCaller() func(goja.FunctionCall) goja.Value {
 		if msg != "" {
 			return fail(KindValidation, fmt.Sprintf("invalid arguments for %s.%s (nothing was sent): %s", server, tool, msg))
 		}
+		copts, msg := r.parseCallOptions(call.Argument(3)) // { timeoutMs, signal, onProgress } (upstream.go)
+		if msg != "" {
+			return fail(KindValidation, fmt.Sprintf("invalid options for %s.%s (nothing was sent): %s", server, tool, msg))
+		}
+		uc, msg := r.startCall(copts, server)
+		if msg != "" {
+			return fail(KindCanceled, fmt.Sprintf("calling %s.%s: %s", server, tool, msg))
+		}
 		r.loop.callsInFlight++
 		r.inFlight++
 		hookDone := r.opts.hooks.callGoroutine()
 		go func() {
 			defer hookDone()
-			out := r.catalog.perform(r.ctx, sc, server, tool, args, r.calls)
+			out := uc.finish(r.catalog.perform(uc.ctx, sc, server, tool, args, r.calls), server, tool, copts.timeout)
 			r.loop.post(func() error {
 				r.loop.callsInFlight--
 				r.inFlight--

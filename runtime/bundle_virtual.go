@@ -25,7 +25,11 @@ func entryModule(host string) string {
 func runtimeModule(host, callName string) string {
 	return "const " + callName + " = " + host + ".caller();\n" +
 		"export const ToolError = " + host + ".ToolError;\n" +
-		"export { " + callName + " as callMCPTool };\n"
+		"export { " + callName + " as callMCPTool };\n" +
+		"const __mcpcode_upstream = " + host + ".upstream();\n" +
+		"export const readResource = __mcpcode_upstream.readResource;\n" +
+		"export const listResources = __mcpcode_upstream.listResources;\n" +
+		"export const AbortController = __mcpcode_upstream.AbortController;\n"
 }
 
 // skillModule is "skills/<name>" as the importing realm sees it: its

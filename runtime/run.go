@@ -250,6 +250,9 @@ func (r *run) installHost() error {
 	}); err != nil {
 		return err
 	}
+	if err := r.installUpstream(host); err != nil { // readResource, listResources, AbortController (upstream.go)
+		return err
+	}
 	return r.installFS(host)
 }
 

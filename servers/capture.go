@@ -29,6 +29,11 @@ type toolsCapture struct {
 	// forms are the property orders of the latest elicitation requests'
 	// schemas (go-sdk hands the handler a map, which has no order).
 	forms [][]string
+	// onNotice takes the server's progress and log notifications as they
+	// are read, in the order the server sent them: before the answer of the
+	// call they are about (go-sdk's handlers run on goroutines of their
+	// own, and could see the call end first).
+	onNotice func(method string, params json.RawMessage)
 }
 
 // resultSlot receives the raw result of one tools/call, read once
@@ -96,6 +101,11 @@ func (c *toolsCapture) outgoing(ctx context.Context, msg jsonrpc.Message) {
 func (c *toolsCapture) incoming(msg jsonrpc.Message) (captured, isError bool) {
 	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "elicitation/create" {
 		c.noteForm(req.Params)
+		return false, false
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && !req.ID.IsValid() && c.onNotice != nil &&
+		(req.Method == "notifications/progress" || req.Method == "notifications/message") {
+		c.onNotice(req.Method, req.Params)
 		return false, false
 	}
 	resp, ok := msg.(*jsonrpc.Response)

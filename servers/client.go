@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"sync"
+
+	"github.com/mcpcode/mcpcode/internal/mcptool"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -70,8 +73,9 @@ type inflight struct {
 }
 
 type inflightCall struct {
-	h   *ClientHandlers // nil: the pool's default handlers
-	ctx context.Context
+	h    *ClientHandlers // nil: the pool's default handlers
+	ctx  context.Context
+	sink *mcptool.NoticeSink // nil: notices go only to the server's log
 }
 
 // begin registers a call; the returned function ends it.
@@ -83,12 +87,25 @@ func (f *inflight) begin(ctx context.Context) func() {
 	}
 	f.next++
 	id := f.next
-	f.calls[id] = inflightCall{h: handlersOf(ctx), ctx: ctx}
+	f.calls[id] = inflightCall{h: handlersOf(ctx), ctx: ctx, sink: mcptool.NoticesOf(ctx)}
 	return func() {
 		f.mu.Lock()
 		delete(f.calls, id)
 		f.mu.Unlock()
 	}
+}
+
+// sinks returns the distinct notice sinks of the calls in flight.
+func (f *inflight) sinks() []*mcptool.NoticeSink {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []*mcptool.NoticeSink
+	for _, c := range f.calls {
+		if c.sink != nil && c.sink.Send != nil && !slices.Contains(out, c.sink) {
+			out = append(out, c.sink)
+		}
+	}
+	return out
 }
 
 // errAmbiguous is a server request that cannot be attributed to one
@@ -226,6 +243,8 @@ func (u *upstream) newClient() *mcp.Client {
 		ToolListChangedHandler: u.toolsChanged,
 		ElicitationHandler:     u.elicit,
 		CreateMessageHandler:   u.sample,
+		// Progress and log notifications are taken by the capture, in order
+		// (upstream.notice); go-sdk's handlers are not set.
 	})
 	c.AddRoots(u.roots()...)
 	return c

@@ -193,6 +193,7 @@ func (p *Pool) upstream(name string) (*upstream, error) {
 		logPath = filepath.Join(dir, logFileName(cfg.Name))
 	}
 	u := &upstream{pool: p, cfg: cfg, capture: newToolsCapture(), log: newServerLog(logPath)}
+	u.capture.onNotice = u.notice // progress and log notifications, in order (notices.go)
 	if cfg.Transport == TransportStdio && p.opts.Dial == nil && cfg.Err == nil {
 		u.stdio = &stdioTransport{cfg: cfg, env: mergeEnv(p.opts.BaseEnv, cfg.Env), log: u.log, tap: u.capture.tapLine}
 	}
@@ -281,8 +282,16 @@ func (p *Pool) CallTool(ctx context.Context, server, tool string, args json.RawM
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`)
 	}
+	if t, ok := l.Tool(tool); ok && t.RequiresTask() {
+		return taskRequired(server, tool), nil // fails at once, with the reason
+	}
 	defer u.inflight.begin(ctx)()
 	params := &mcp.CallToolParams{Name: tool, Arguments: args}
+	if sink := mcptool.NoticesOf(ctx); sink != nil {
+		token, done := u.progressTokens.add(sink)
+		defer done()
+		params.Meta = mcp.Meta{"progressToken": token}
+	}
 	res, err := callRaw(ctx, sess, params)
 	if err == nil || ctx.Err() != nil || !connectionLost(err) {
 		if err != nil {
@@ -369,7 +378,8 @@ type upstream struct {
 	stdio   *stdioTransport // starts a new process on each connect; nil unless stdio
 	oauth   *oauthHandler   // authorizes an http or sse server's requests; nil when off
 
-	inflight inflight // calls in progress, to route the server's requests
+	inflight       inflight       // calls in progress, to route the server's requests
+	progressTokens progressTokens // progress tokens of calls in progress
 
 	timerMu sync.Mutex
 	timer   *pausableTimer // the connect timeout while connecting
@@ -414,6 +424,12 @@ func (u *upstream) connectLocked(ctx context.Context) error {
 	sess, err := client.Connect(cctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
 		return u.fail(u.explainConnect(cctx, ctx, err, timeout))
+	}
+	if init := sess.InitializeResult(); init != nil && init.Capabilities != nil && init.Capabilities.Logging != nil {
+		// Servers send log messages only once the client sets a level (some,
+		// go-sdk's among them, none before): info and above reach the
+		// server's log and the runs calling it.
+		_ = sess.SetLoggingLevel(cctx, &mcp.SetLoggingLevelParams{Level: "info"})
 	}
 	l, err := u.list(cctx, sess)
 	if err != nil {

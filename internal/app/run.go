@@ -93,6 +93,7 @@ func (w *Workspace) Run(ctx context.Context, req RunRequest) (*runtime.Result, e
 		defer pool.Close()
 		caller = pool
 	}
+	base := caller // under the run's wrappers: what notices and resources go through (upstream.go)
 	var recorder *skills.Recorder
 	if req.Record != nil {
 		// Innermost, next to the servers: what was really sent and got.
@@ -103,6 +104,7 @@ func (w *Workspace) Run(ctx context.Context, req RunRequest) (*runtime.Result, e
 	if err != nil {
 		return nil, err
 	}
+	caller = withUpstream(caller, base, req, hook.session != nil)
 	ropts := runtime.RunOptions{Workspace: w.Root, Caller: caller, Limits: req.Limits, Input: input}
 	res := w.app.execute(ctx, req.Isolation, bopts, ropts)
 	if recorder != nil {

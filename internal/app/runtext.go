@@ -16,7 +16,7 @@ import (
 func RunOutput(res *runtime.Result) string {
 	var out bytes.Buffer
 	for _, l := range res.Logs {
-		if l.Level != "log" && l.Level != "info" {
+		if l.Level != "log" && l.Level != "info" && l.Level != "server" { // a server's notice is marked in its text
 			fmt.Fprintf(&out, "[%s] ", l.Level)
 		}
 		out.WriteString(l.Text)

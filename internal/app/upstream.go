@@ -2,7 +2,11 @@ package app
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 
+	"github.com/mcpcode/mcpcode/internal/mcptool"
+	"github.com/mcpcode/mcpcode/runtime"
 	"github.com/mcpcode/mcpcode/servers"
 )
 
@@ -24,4 +28,57 @@ type SampleRequest = servers.SampleRequest
 // different handlers are in flight at once it is declined.
 func WithClientHandlers(ctx context.Context, h *ClientHandlers) context.Context {
 	return servers.WithClientHandlers(ctx, h)
+}
+
+// upstreamCaller is a run's Caller with the runtime's optional interfaces
+// (notices, resources) served by the Caller under the run's wrappers (the
+// pool, or serve's caller). The wrappers (audit, recording, privacy) see
+// only tool calls; notices and resources bypass them, so they are offered
+// only when no wrapper changes or records what servers send: notices
+// without privacy tokenization or a replay, resources without those nor a
+// recording (a replay could not answer them).
+type upstreamCaller struct {
+	mcptool.Caller
+	base      mcptool.Caller
+	notices   bool
+	resources string // why resources are not offered; "" when they are
+}
+
+var (
+	_ runtime.NoticeDeliverer = (*upstreamCaller)(nil)
+	_ runtime.ResourceReader  = (*upstreamCaller)(nil)
+)
+
+// withUpstream wraps a run's outermost Caller; base is the Caller under
+// the run's wrappers.
+func withUpstream(outer, base mcptool.Caller, req RunRequest, tokenizes bool) mcptool.Caller {
+	u := &upstreamCaller{Caller: outer, base: base}
+	if d, ok := base.(runtime.NoticeDeliverer); ok && d.DeliversNotices() && !tokenizes && req.Replay == nil {
+		u.notices = true
+	}
+	switch _, ok := base.(runtime.ResourceReader); {
+	case !ok:
+		u.resources = "its caller does not pass resources on"
+	case tokenizes:
+		u.resources = "the workspace's privacy mode tokenizes what servers send, and resources are not tokenized yet"
+	case req.Replay != nil || req.Record != nil:
+		u.resources = "a recorded or replayed run has only tool calls"
+	}
+	return u
+}
+
+func (u *upstreamCaller) DeliversNotices() bool { return u.notices }
+
+func (u *upstreamCaller) ListResources(ctx context.Context, server string) (json.RawMessage, error) {
+	if u.resources != "" {
+		return nil, errors.New("listResources is not available in this run: " + u.resources)
+	}
+	return u.base.(runtime.ResourceReader).ListResources(ctx, server)
+}
+
+func (u *upstreamCaller) ReadResource(ctx context.Context, server, uri string) (json.RawMessage, error) {
+	if u.resources != "" {
+		return nil, errors.New("readResource is not available in this run: " + u.resources)
+	}
+	return u.base.(runtime.ResourceReader).ReadResource(ctx, server, uri)
 }

@@ -29,7 +29,18 @@ type Tool struct {
 	// OutputSchema is the raw output schema, nil when absent or null.
 	OutputSchema json.RawMessage
 	Hints        Hints
+	// TaskSupport is execution.taskSupport: "required" (the tool can only
+	// be called as a task), "optional", "forbidden" or "" (not said).
+	TaskSupport string
 }
+
+// RequiresTask reports whether the tool can only be called with task
+// augmentation (execution.taskSupport "required").
+func (t Tool) RequiresTask() bool { return t.TaskSupport == "required" }
+
+// TaskUnsupported is why mcpcode cannot call a tool that requires task
+// augmentation: the reason generated code and a call report.
+const TaskUnsupported = `it can only be called as a task (execution.taskSupport "required"), which mcpcode does not support yet`
 
 // HasOutputSchema reports whether the tool declares structured output, which
 // makes a call resolve to its structured content.

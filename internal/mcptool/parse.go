@@ -50,6 +50,12 @@ func Parse(raw json.RawMessage) (Tool, []string, error) {
 	if out, ok := fields["outputSchema"]; ok && !isNull(out) {
 		t.OutputSchema = out
 	}
+	if e, ok := fields["execution"]; ok && !isNull(e) {
+		var exec map[string]json.RawMessage
+		if json.Unmarshal(e, &exec) == nil {
+			t.TaskSupport = text(exec, "taskSupport")
+		}
+	}
 	if a, ok := fields["annotations"]; ok && !isNull(a) {
 		var ann map[string]json.RawMessage
 		if json.Unmarshal(a, &ann) != nil {

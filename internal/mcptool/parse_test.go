@@ -100,3 +100,17 @@ func TestToolJSONIsTheRawDefinition(t *testing.T) {
 		t.Errorf("round trip changed the tool: %+v", back[0])
 	}
 }
+
+func TestParseTaskSupport(t *testing.T) {
+	for raw, want := range map[string]string{
+		`{"name":"a","inputSchema":{},"execution":{"taskSupport":"required"}}`: "required",
+		`{"name":"a","inputSchema":{},"execution":{"taskSupport":"optional"}}`: "optional",
+		`{"name":"a","inputSchema":{},"execution":null}`:                       "",
+		`{"name":"a","inputSchema":{}}`:                                        "",
+	} {
+		tool, _, err := Parse(json.RawMessage(raw))
+		if err != nil || tool.TaskSupport != want || tool.RequiresTask() != (want == "required") {
+			t.Errorf("%s: %q %v, want %q", raw, tool.TaskSupport, err, want)
+		}
+	}
+}

@@ -20,6 +20,10 @@ import (
 //	worker → parent: {"type":"tools","id":1,"server":"x"}  (any number, concurrently)
 //	worker → parent: {"type":"call","id":2,"server":"x","tool":"y","args":{...},"scope":{"skill":"s","write":true}}
 //	parent → worker: {"type":"reply","id":2,"rawResult":{"content":N,"structured":M}} then N+M bytes, or {"type":"reply","id":2,"error":"..."}
+//	parent → worker: {"type":"notice","id":2,"notice":{...}} (any number while call 2 is in flight: the server's progress and logs)
+//	worker → parent: {"type":"cancel","id":2}              (the program gave up call 2: its timeout or signal)
+//	worker → parent: {"type":"resources","id":3,"server":"x"} or {"type":"readResource","id":3,"server":"x","uri":"..."}
+//	parent → worker: {"type":"reply","id":3,"rawResult":{"content":N,...}} then N bytes of JSON, or {"type":"reply","id":3,"error":"..."}
 //	worker → parent: {"type":"result","result":{...}}      (last, once: jobs that run)
 //	worker → parent: {"type":"program","program":{...}}    (last, once: bundle-only jobs)
 //	worker → parent: {"type":"bundleError","diagnostics":[...]}
@@ -36,6 +40,12 @@ type wireMessage struct {
 	// mcptool.WithScope); absent for the program's own calls. It is the
 	// worker's claim: the parent checks it (session.scoped).
 	Scope *mcptool.Scope `json:"scope,omitempty"`
+	// Notices asks for the server's notices about the call (when the
+	// parent's Caller delivers them); Notice is one of them.
+	Notices bool            `json:"notices,omitempty"`
+	Notice  *mcptool.Notice `json:"notice,omitempty"`
+	// URI is the resource a readResource asks for.
+	URI string `json:"uri,omitempty"`
 
 	Tools []mcptool.Tool `json:"tools,omitempty"`
 	// ToolResult is a tool's answer on a reply. It is not encoded as JSON:

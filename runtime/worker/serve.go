@@ -78,7 +78,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) 
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	relay := &relayCaller{w: w, pending: map[int64]chan *wireMessage{}}
+	relay := &relayCaller{w: w, pending: map[int64]chan *wireMessage{}, sinks: map[int64]*mcptool.NoticeSink{}}
 	go func() {
 		relay.readReplies(rd)
 		cancel() // the parent went away: nobody wants the result
@@ -135,6 +135,7 @@ type relayCaller struct {
 	mu      sync.Mutex
 	nextID  int64
 	pending map[int64]chan *wireMessage
+	sinks   map[int64]*mcptool.NoticeSink // of calls that asked for notices (upstream.go)
 	closed  error
 }
 
@@ -159,7 +160,9 @@ func (c *relayCaller) CallTool(ctx context.Context, server, tool string, args js
 		// act on it (a write granted to a skill is not asked about again).
 		m.Scope = &sc
 	}
-	reply, err := c.request(ctx, m)
+	sink := mcptool.NoticesOf(ctx)
+	m.Notices = sink != nil
+	reply, err := c.requestWith(ctx, m, sink)
 	if err != nil {
 		return nil, err
 	}
@@ -173,6 +176,12 @@ func (c *relayCaller) CallTool(ctx context.Context, server, tool string, args js
 }
 
 func (c *relayCaller) request(ctx context.Context, m *wireMessage) (*wireMessage, error) {
+	return c.requestWith(ctx, m, nil)
+}
+
+// requestWith sends m and waits for its reply; the parent's notices about
+// it go to sink. When ctx ends first, the parent is told to cancel it.
+func (c *relayCaller) requestWith(ctx context.Context, m *wireMessage, sink *mcptool.NoticeSink) (*wireMessage, error) {
 	ch := make(chan *wireMessage, 1)
 	c.mu.Lock()
 	if c.closed != nil {
@@ -182,10 +191,14 @@ func (c *relayCaller) request(ctx context.Context, m *wireMessage) (*wireMessage
 	c.nextID++
 	m.ID = c.nextID
 	c.pending[m.ID] = ch
+	if sink != nil {
+		c.sinks[m.ID] = sink
+	}
 	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
 		delete(c.pending, m.ID)
+		delete(c.sinks, m.ID)
 		c.mu.Unlock()
 	}()
 	if err := c.w.send(m); err != nil {
@@ -198,6 +211,11 @@ func (c *relayCaller) request(ctx context.Context, m *wireMessage) (*wireMessage
 		}
 		return reply, nil
 	case <-ctx.Done():
+		if m.Type == "call" {
+			// The program gave the call up (its timeout or signal, or the
+			// run ended): the parent cancels it upstream.
+			_ = c.w.send(&wireMessage{Type: "cancel", ID: m.ID})
+		}
 		return nil, ctx.Err()
 	}
 }
@@ -216,6 +234,15 @@ func (c *relayCaller) readReplies(rd *wireReader) {
 			}
 			c.mu.Unlock()
 			return
+		}
+		if m.Type == "notice" && m.Notice != nil {
+			c.mu.Lock()
+			sink := c.sinks[m.ID]
+			c.mu.Unlock()
+			if sink != nil && sink.Send != nil {
+				sink.Send(*m.Notice)
+			}
+			continue
 		}
 		if m.Type != "reply" {
 			continue

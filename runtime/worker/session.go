@@ -202,6 +202,12 @@ type session struct {
 	// policy is the workspace's skill policy; nil honours no write grant.
 	policy runtime.SkillPolicy
 
+	// cancels are the cancel functions of the relayed calls in flight, by
+	// the worker's id (upstream.go).
+	cancelMu       sync.Mutex
+	cancels        map[int64]context.CancelFunc
+	cancelledEarly map[int64]bool
+
 	grantMu sync.Mutex
 	// grants caches, per skill, the policy's grant (nil: none): one answer
 	// for the whole run, as in-process, where grants are read when the
@@ -307,8 +313,10 @@ func (s *session) exchange(ctx context.Context, limit time.Duration, timeout *ru
 		select {
 		case m := <-msgs:
 			switch m.Type {
-			case "tools", "call":
+			case "tools", "call", "resources", "readResource":
 				go s.serve(callCtx, m)
+			case "cancel":
+				s.cancelCall(m.ID) // upstream.go
 			default:
 				return m, nil
 			}
@@ -387,6 +395,8 @@ func (s *session) serve(ctx context.Context, m *wireMessage) {
 		}
 		i := s.calls.start(m.Server, m.Tool)
 		started := time.Now()
+		ctx, done := s.callContext(ctx, m) // cancellable by the worker, with its notices (upstream.go)
+		defer done()
 		res, err := s.caller.CallTool(s.scoped(ctx, m.Scope), m.Server, m.Tool, m.Args)
 		switch {
 		case err != nil:
@@ -397,6 +407,8 @@ func (s *session) serve(ctx context.Context, m *wireMessage) {
 			reply.ToolResult = res
 		}
 		s.calls.finish(i, time.Since(started), err == nil && res != nil && !res.IsError, resultBytes(res))
+	case "resources", "readResource":
+		s.serveResource(ctx, m, reply) // upstream.go
 	}
 	_ = s.out.send(reply) // a dead worker is noticed by the reader
 }

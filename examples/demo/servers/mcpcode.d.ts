@@ -37,11 +37,12 @@ declare module "mcpcode:runtime" {
    * not be reached or died), "validation" (the arguments do not match the
    * tool's input schema; nothing was sent), "limit" (a run limit such as the
    * tool-call budget was reached), "permission" (a skill called a tool it is
-   * not granted).
+   * not granted), "canceled" (the call's timeoutMs passed or its signal was
+   * aborted; the server was told to cancel it).
    */
   export class ToolError extends Error {
     readonly name: "ToolError";
-    readonly kind: "tool" | "transport" | "validation" | "limit" | "permission";
+    readonly kind: "tool" | "transport" | "validation" | "limit" | "permission" | "canceled";
     readonly server: string;
     readonly tool: string;
     /** For kind "tool": the error result the server returned. */
@@ -53,7 +54,68 @@ declare module "mcpcode:runtime" {
    * content when the tool declares an output schema, else to a ToolResult.
    * Calls started together run concurrently.
    */
-  export function callMCPTool<T = ToolResult>(server: string, tool: string, args?: object): Promise<T>;
+  export function callMCPTool<T = ToolResult>(server: string, tool: string, args?: object, options?: CallOptions): Promise<T>;
+
+  /** A server's progress report about a call in progress. */
+  export interface Progress {
+    progress: number;
+    /** The total, when the server knows it. */
+    total?: number;
+    message?: string;
+  }
+
+  /**
+   * Options of one call (the last argument of every tool function). The
+   * server's progress and log messages also appear in the run's output,
+   * marked with the server's name, whatever the options.
+   */
+  export interface CallOptions {
+    /** Cancels the call when it has not answered after this many milliseconds (a ToolError of kind "canceled"). */
+    timeoutMs?: number;
+    /** Cancels the call when aborted (from new AbortController().signal). */
+    signal?: AbortSignal;
+    /** Called with each progress report the server sends about the call. */
+    onProgress?: (progress: Progress) => void;
+  }
+
+  /** What a call's signal must offer: the AbortSignal of AbortController. */
+  export interface AbortSignal {
+    readonly aborted: boolean;
+    addEventListener(type: "abort", listener: () => void): void;
+  }
+
+  /** Aborts the calls given its signal (the standard class; the runtime has no other). */
+  export class AbortController {
+    readonly signal: AbortSignal;
+    abort(reason?: unknown): void;
+  }
+
+  /** One content of a resource: text, or base64 binary data in blob. */
+  export interface ResourceContents {
+    uri: string;
+    mimeType?: string;
+    text?: string;
+    blob?: string;
+  }
+
+  /** A resource a server lists. */
+  export interface Resource {
+    uri: string;
+    name: string;
+    title?: string;
+    description?: string;
+    mimeType?: string;
+    size?: number;
+  }
+
+  /**
+   * Reads a resource of a server, such as the uri of a resource_link block a
+   * tool returned. Fails with a ToolError (tool "") when the server cannot.
+   */
+  export function readResource(server: string, uri: string): Promise<ResourceContents[]>;
+
+  /** Lists a server's resources ([] when it has none). */
+  export function listResources(server: string): Promise<Resource[]>;
 }
 
 declare module "mcpcode:fs" {

@@ -1,7 +1,7 @@
 // Type-level tests of the generated API, checked by TestTypeLevel with
 // tsc --strict. Each @ts-expect-error must stay an error (tsc fails on an
 // unused one); the other calls must type-check.
-import { ToolError, type ToolResult } from "mcpcode:runtime";
+import { ToolError, type ToolResult, AbortController, readResource, listResources, type Progress } from "mcpcode:runtime";
 import { readTextFile, readMultipleFiles, type ReadTextFileOutput } from "servers/filesystem";
 import { listIssues, createIssue } from "servers/github";
 import { createEntities } from "../../servers/memory/createEntities";
@@ -34,17 +34,28 @@ export async function correctCalls(): Promise<void> {
   const timer = setTimeout(() => console.info("tick", next), 10);
   clearTimeout(timer);
   console.warn("done");
+  // Call options: a timeout, a signal, progress reports; resources.
+  const ac = new AbortController();
+  const seen: Progress[] = [];
+  await readTextFile({ path: "notes.txt" }, { timeoutMs: 500, signal: ac.signal, onProgress: (p) => seen.push(p) });
+  ac.abort();
+  const resources = await listResources("filesystem");
+  const contents = await readResource("filesystem", resources[0].uri);
+  const text: string | undefined = contents[0].text;
+  console.log(seen.length, text);
   try {
     await readTextFile({ path: "missing.txt" });
   } catch (err) {
     if (err instanceof ToolError) {
-      const kind: "tool" | "transport" | "validation" | "limit" | "permission" = err.kind;
+      const kind: "tool" | "transport" | "validation" | "limit" | "permission" | "canceled" = err.kind;
       console.log(kind, err.server, err.tool, err.result?.text);
     }
   }
 }
 
 export async function wrongCalls(): Promise<void> {
+  // @ts-expect-error timeoutMs is a number
+  await readTextFile({ path: "notes.txt" }, { timeoutMs: "1s" });
   // @ts-expect-error a wrong property name
   await readTextFile({ pth: "notes.txt" });
   // @ts-expect-error a wrong enum value
