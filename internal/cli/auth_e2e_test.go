@@ -204,6 +204,10 @@ func TestOAuthLoginOnceThenNoPrompt(t *testing.T) {
 	if res.code != 1 || !strings.Contains(res.stdout, `"status": "needs login"`) || !strings.Contains(res.stdout, "needs login: mcpcode auth secure") || strings.Contains(res.stdout+res.stderr, "401") {
 		t.Errorf("servers before login: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
+	res = runBinaryEnv(t, ws, noBrowser, 2*time.Minute, "servers")
+	if res.code != 1 || !strings.Contains(res.stdout, "secure  needs login  http") || !strings.Contains(res.stderr, `server "secure": needs login: mcpcode auth secure`) || strings.Contains(res.stdout+res.stderr, "401") {
+		t.Errorf("servers table before login: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
 
 	res = run("auth", "secure")
 	if res.code != 0 || !strings.Contains(res.stdout, "Logged in to secure (scopes: tools); 1 tool listed.") {

@@ -88,7 +88,7 @@ func printServerTable(w io.Writer, statuses []servers.Status, disabled []string)
 	fmt.Fprintln(tw, "SERVER\tSTATUS\tTRANSPORT\tNAME\tVERSION\tTOOLS\tCONNECT")
 	for _, st := range statuses {
 		if st.Err != nil {
-			fmt.Fprintf(tw, "%s\tfailed\t%s\t-\t-\t-\t-\n", visible.Line(st.Name), st.Transport)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t-\t-\n", visible.Line(st.Name), statusOf(st.Err), st.Transport)
 			continue
 		}
 		l := st.Listing
