@@ -212,38 +212,33 @@ func objectKeys(raw json.RawMessage) []string {
 // go-sdk gets instead, a response with a stub result (stubResult). It
 // returns nil for any other line, which then takes go-sdk's path. A
 // 10,000-row result is so scanned once instead of being checked, decoded
-// and copied four times on its way through go-sdk's decoders.
+// and copied four times on its way through go-sdk's decoders. A page of
+// tools/list is taken too (tapPage).
 func (c *toolsCapture) tapLine(line []byte) []byte {
 	if len(line) == 0 || line[0] != '{' {
 		return nil
 	}
 	c.mu.Lock()
-	waiting := len(c.calls)
+	calls, lists := len(c.calls), len(c.pending)
 	c.mu.Unlock()
-	if waiting == 0 {
-		return nil
+	if calls > 0 {
+		if stub := c.tapCall(line); stub != nil {
+			return stub
+		}
 	}
+	if lists > 0 {
+		return c.tapPage(line)
+	}
+	return nil
+}
+
+// tapCall is tapLine for the answer to a tools/call.
+func (c *toolsCapture) tapCall(line []byte) []byte {
 	id, res, ok, err := mcptool.ParseCallResponse(line)
 	if !ok {
 		return nil
 	}
-	var key string
-	switch {
-	case id[0] == '"':
-		var s string
-		if json.Unmarshal(id, &s) != nil {
-			return nil
-		}
-		sid, _ := jsonrpc.MakeID(s)
-		key = idKey(sid)
-	default:
-		n, err := strconv.ParseInt(string(id), 10, 64)
-		if err != nil {
-			return nil
-		}
-		nid, _ := jsonrpc.MakeID(float64(n))
-		key = idKey(nid)
-	}
+	key := rawIDKey(id)
 	c.mu.Lock()
 	slot, ok := c.calls[key]
 	if ok {
@@ -256,9 +251,94 @@ func (c *toolsCapture) tapLine(line []byte) []byte {
 	slot.mu.Lock()
 	slot.filled, slot.res, slot.err = true, res, err
 	slot.mu.Unlock()
-	stub := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
-	stub = append(stub, `,"result":`...)
-	return append(append(stub, stubResult(res != nil && res.IsError)...), '}')
+	return stubLine(id, stubResult(res != nil && res.IsError))
+}
+
+// tapPage is tapLine for a page of tools/list: its tools are kept raw (as
+// incoming keeps them) and go-sdk gets the page without them (the listing
+// is built from the raw tools, so go-sdk's decoding and checking of 10,000
+// tool definitions was work thrown away), with the same nextCursor, so it
+// still asks for the next page.
+func (c *toolsCapture) tapPage(line []byte) []byte {
+	var id, result []byte
+	other := false
+	if mcptool.ScanObject(line, func(key string, value []byte) error {
+		switch key {
+		case "id":
+			id = value
+		case "result":
+			result = value
+		case "method", "error":
+			other = true
+		}
+		return nil
+	}) != nil || other || id == nil || result == nil {
+		return nil
+	}
+	key := rawIDKey(id)
+	c.mu.Lock()
+	listing := c.pending[key]
+	c.mu.Unlock()
+	if !listing {
+		return nil
+	}
+	var tools, cursor []byte
+	if mcptool.ScanObject(result, func(key string, value []byte) error {
+		switch key {
+		case "tools":
+			tools = value
+		case "nextCursor":
+			cursor = value
+		}
+		return nil
+	}) != nil {
+		return nil
+	}
+	var page []json.RawMessage
+	if len(tools) > 0 && string(tools) != "null" {
+		if mcptool.ScanArray(tools, func(t []byte) error { page = append(page, t); return nil }) != nil {
+			return nil // go-sdk's path reports it
+		}
+	}
+	c.mu.Lock()
+	if !c.pending[key] {
+		c.mu.Unlock()
+		return nil
+	}
+	delete(c.pending, key)
+	c.tools = append(c.tools, page...)
+	c.mu.Unlock()
+	stub := []byte(`{"tools":[]`)
+	if len(cursor) > 0 && string(cursor) != "null" {
+		stub = append(append(stub, `,"nextCursor":`...), cursor...)
+	}
+	return stubLine(id, append(stub, '}'))
+}
+
+// stubLine is a JSON-RPC response with id and result.
+func stubLine(id, result []byte) []byte {
+	line := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
+	line = append(line, `,"result":`...)
+	return append(append(line, result...), '}')
+}
+
+// rawIDKey is idKey of a JSON-RPC id as it appears on the wire ("" when it
+// is not one go-sdk makes: a string or an integer).
+func rawIDKey(id []byte) string {
+	if len(id) > 0 && id[0] == '"' {
+		var s string
+		if json.Unmarshal(id, &s) != nil {
+			return ""
+		}
+		sid, _ := jsonrpc.MakeID(s)
+		return idKey(sid)
+	}
+	n, err := strconv.ParseInt(string(id), 10, 64)
+	if err != nil {
+		return ""
+	}
+	nid, _ := jsonrpc.MakeID(float64(n))
+	return idKey(nid)
 }
 
 // take returns the tools captured by the latest listing.

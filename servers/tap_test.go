@@ -108,3 +108,44 @@ func TestStdoutFilterTaps(t *testing.T) {
 		t.Errorf("slot = %+v", res)
 	}
 }
+
+// TestTapPage: a page of tools/list is kept raw (each tool's bytes, in
+// order, property order intact) and go-sdk gets the page without its
+// tools but with its cursor; a page that cannot be read takes go-sdk's path.
+func TestTapPage(t *testing.T) {
+	t.Parallel()
+	c := newToolsCapture()
+	pending := func(id float64) {
+		jid, _ := jsonrpc.MakeID(id)
+		c.mu.Lock()
+		c.pending[idKey(jid)] = true
+		c.mu.Unlock()
+	}
+	pending(1)
+	stub := c.tapLine([]byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"b","inputSchema":{"type":"object","properties":{"z":{},"a":{}}}},{"name":"a"}],"nextCursor":"p2"}}`))
+	if string(stub) != `{"jsonrpc":"2.0","id":1,"result":{"tools":[],"nextCursor":"p2"}}` {
+		t.Errorf("stub %s", stub)
+	}
+	pending(2)
+	if stub := c.tapLine([]byte(`{"result":{"tools":[{"name":"c"}]},"jsonrpc":"2.0","id":2}`)); string(stub) != `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}` {
+		t.Errorf("last page stub %s", stub)
+	}
+	var got []string
+	for _, r := range c.take() {
+		got = append(got, string(r))
+	}
+	want := []string{`{"name":"b","inputSchema":{"type":"object","properties":{"z":{},"a":{}}}}`, `{"name":"a"}`, `{"name":"c"}`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("captured tools\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	pending(3)
+	if stub := c.tapLine([]byte(`{"jsonrpc":"2.0","id":3,"result":{"tools":{"not":"a list"}}}`)); stub != nil {
+		t.Errorf("an unreadable page was tapped: %s", stub)
+	}
+	c.mu.Lock()
+	still := len(c.pending)
+	c.mu.Unlock()
+	if still != 1 {
+		t.Errorf("%d listings pending after an unreadable page, want it left for go-sdk's path", still)
+	}
+}

@@ -102,6 +102,37 @@ func ScanObject(raw []byte, fn func(key string, value []byte) error) error {
 	return s.object(fn, nil)
 }
 
+// ScanArray calls fn with the bytes of each element of the JSON array raw
+// (slices of raw), in order; raw must be valid JSON, as for ScanObject.
+func ScanArray(raw []byte, fn func(elem []byte) error) error {
+	s := &resultScanner{data: raw}
+	s.space()
+	if !s.consume('[') {
+		return errors.New("not a JSON array")
+	}
+	s.space()
+	if s.consume(']') {
+		return nil
+	}
+	for {
+		s.space()
+		start := s.pos
+		if err := s.skipValue(); err != nil {
+			return err
+		}
+		if err := fn(s.data[start:s.pos:s.pos]); err != nil {
+			return err
+		}
+		s.space()
+		if s.consume(']') {
+			return nil
+		}
+		if !s.consume(',') {
+			return errors.New("not valid JSON")
+		}
+	}
+}
+
 // object walks the object at the scanner's position. For each member,
 // read (when set) may read the value itself and report that it did;
 // otherwise the value is skipped and handed to fn.

@@ -77,6 +77,33 @@ func TestParseCallResponse(t *testing.T) {
 	}
 }
 
+func TestScanArray(t *testing.T) {
+	t.Parallel()
+	for _, raw := range []string{`[]`, ` [ ] `, `[1]`, `[{"a":"]"},[1,[2]],"x\"]",null,true,-1.5e3]`, `[{"name":"t1"},{"name":"t2"}]`} {
+		var want []json.RawMessage
+		if err := json.Unmarshal([]byte(raw), &want); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		if err := ScanArray([]byte(raw), func(e []byte) error { got = append(got, string(e)); return nil }); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d elements, want %d", raw, len(got), len(want))
+		}
+		for i := range got {
+			if got[i] != string(want[i]) {
+				t.Errorf("%s: element %d = %s, want %s", raw, i, got[i], want[i])
+			}
+		}
+	}
+	for _, bad := range []string{`{}`, `[1,`, `[1 2]`, `"x"`} {
+		if err := ScanArray([]byte(bad), func([]byte) error { return nil }); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
 func TestParseResultMatchesEncodingJSON(t *testing.T) {
 	t.Parallel()
 	for _, raw := range []string{
