@@ -118,6 +118,12 @@ func (c *toolCatalog) perform(ctx context.Context, sc *scopeDescriptor, server, 
 		// skill was granted is not asked about again.
 		ctx = mcptool.WithScope(ctx, mcptool.Scope{Skill: sc.Skill, Write: sc.Write})
 	}
+	if info.HasOutputSchema() {
+		// shapeToolResult then uses the structured content alone when the
+		// result has some (and is not an error): a caller may leave out
+		// its text copy (the worker relay does).
+		ctx = mcptool.WithStructuredOnly(ctx)
+	}
 	idx := book.start(server, tool)
 	started := time.Now()
 	res, err := c.caller.CallTool(ctx, server, tool, args)

@@ -31,9 +31,10 @@ func shapeToolResult(info mcptool.Tool, res *mcptool.Result) (shapedResult, erro
 	if string(structured) == "null" {
 		structured = nil
 	}
-	if !res.IsError && info.HasOutputSchema() && len(structured) > 0 {
+	if info.HasOutputSchema() && res.StructuredSuffices() {
 		// What the program gets: the text copy (as large, for a table) is
-		// neither decoded nor checked.
+		// neither decoded nor checked, nor even relayed to a worker
+		// (perform asks the caller for structured content alone).
 		return shapedResult{value: structured}, nil
 	}
 	content := bytes.TrimSpace(res.Content)

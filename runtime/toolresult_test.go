@@ -3,25 +3,33 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 )
 
 // oneResultCaller serves one tool, t.x (with or without an output schema),
-// whose every call returns res.
+// whose every call returns res. With dropText it honours
+// mcptool.WithStructuredOnly as the worker relay does: the content is left
+// out when the structured content suffices.
 type oneResultCaller struct {
 	structured bool
 	res        *mcptool.Result
+	dropText   bool
 }
 
 func (c oneResultCaller) Tools(context.Context, string) ([]mcptool.Tool, error) {
 	return []mcptool.Tool{toolDef{Name: "x", HasOutputSchema: c.structured, ReadOnly: true}.tool()}, nil
 }
 
-func (c oneResultCaller) CallTool(context.Context, string, string, json.RawMessage) (*mcptool.Result, error) {
+func (c oneResultCaller) CallTool(ctx context.Context, _, _ string, _ json.RawMessage) (*mcptool.Result, error) {
 	r := *c.res
+	if c.dropText && mcptool.StructuredOnly(ctx) && r.StructuredSuffices() {
+		r.Content = nil
+	}
 	return &r, nil
 }
 
@@ -39,7 +47,9 @@ try {
 }`
 
 // TestToolResultShapes: what callMCPTool resolves to, built straight from
-// the result's bytes.
+// the result's bytes; the same whether the caller leaves the content out
+// when the program said it uses the structured content alone
+// (mcptool.WithStructuredOnly) or not.
 func TestToolResultShapes(t *testing.T) {
 	t.Parallel()
 	text := func(s string) json.RawMessage { return textResult(s).Content }
@@ -76,16 +86,51 @@ func TestToolResultShapes(t *testing.T) {
 		{"a tool error keeps its result", true,
 			mcptool.Result{IsError: true, Content: text("no such sheet"), StructuredContent: obj(`{"code":404}`)},
 			`error tool: no such sheet`},
+		{"null structured content: the text parsed as JSON", true,
+			mcptool.Result{Content: text(`{"a":2}`), StructuredContent: obj(` null `)},
+			`ok {"a":2} keys=a plainProto=true`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			res := runSource(t, describeResult, RunOptions{Caller: oneResultCaller{structured: tt.structured, res: &tt.res}})
-			mustOK(t, res)
-			if got := logLines(res); !strings.HasPrefix(got, tt.want) {
-				t.Errorf("program saw\n%s\nwant\n%s", got, tt.want)
-			}
-		})
+		for _, drop := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/dropText=%v", tt.name, drop), func(t *testing.T) {
+				t.Parallel()
+				res := runSource(t, describeResult, RunOptions{Caller: oneResultCaller{structured: tt.structured, res: &tt.res, dropText: drop}})
+				mustOK(t, res)
+				if got := logLines(res); !strings.HasPrefix(got, tt.want) {
+					t.Errorf("program saw\n%s\nwant\n%s", got, tt.want)
+				}
+			})
+		}
+	}
+}
+
+// hintCaller records whether each call's context asked for structured
+// content alone.
+type hintCaller struct {
+	oneResultCaller
+	mu   sync.Mutex
+	seen []bool
+}
+
+func (c *hintCaller) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*mcptool.Result, error) {
+	c.mu.Lock()
+	c.seen = append(c.seen, mcptool.StructuredOnly(ctx))
+	c.mu.Unlock()
+	return c.oneResultCaller.CallTool(ctx, server, tool, args)
+}
+
+// TestStructuredOnlyHint: a call asks for structured content alone exactly
+// when the tool declares an output schema (then shapeToolResult uses
+// nothing else when the structured content suffices).
+func TestStructuredOnlyHint(t *testing.T) {
+	t.Parallel()
+	for _, structured := range []bool{false, true} {
+		c := &hintCaller{oneResultCaller: oneResultCaller{structured: structured, res: &mcptool.Result{Content: textResult("{}").Content}}}
+		res := runSource(t, describeResult, RunOptions{Caller: c})
+		mustOK(t, res)
+		if len(c.seen) != 1 || c.seen[0] != structured {
+			t.Errorf("output schema %v: the call's context asked for structured content alone: %v", structured, c.seen)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@
 package mcptool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -184,4 +185,31 @@ func WithScope(ctx context.Context, s Scope) context.Context {
 func ScopeOf(ctx context.Context) (s Scope, ok bool) {
 	s, ok = ctx.Value(scopeKey{}).(Scope)
 	return s, ok
+}
+
+type structuredOnlyKey struct{}
+
+// WithStructuredOnly returns ctx saying that whoever makes the call uses
+// the result's structured content alone when the result has some and is
+// not a tool error: its Content, a text copy of the same data that is as
+// large, is not needed then. A Caller may pass that on (the worker relay
+// does, so that a large result crosses the pipe once, not twice); it may
+// also ignore it. The Caller that honours it still counts, records and
+// checks the whole result.
+func WithStructuredOnly(ctx context.Context) context.Context {
+	return context.WithValue(ctx, structuredOnlyKey{}, true)
+}
+
+// StructuredOnly reports whether ctx says so (WithStructuredOnly).
+func StructuredOnly(ctx context.Context) bool {
+	b, _ := ctx.Value(structuredOnlyKey{}).(bool)
+	return b
+}
+
+// StructuredSuffices reports whether r's structured content is all that a
+// caller asking for structured content alone (WithStructuredOnly) uses of
+// r: r is not a tool error and has structured content that is not null.
+func (r *Result) StructuredSuffices() bool {
+	s := bytes.TrimSpace(r.StructuredContent)
+	return !r.IsError && len(s) > 0 && string(s) != "null"
 }

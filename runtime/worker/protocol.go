@@ -18,8 +18,9 @@ import (
 //	parent → worker: {"type":"warmUp"}                    (first, to a worker kept waiting for a job)
 //	parent → worker: {"type":"job","job":{...}}           (once)
 //	worker → parent: {"type":"tools","id":1,"server":"x"}  (any number, concurrently)
-//	worker → parent: {"type":"call","id":2,"server":"x","tool":"y","args":{...},"scope":{"skill":"s","write":true}}
+//	worker → parent: {"type":"call","id":2,"server":"x","tool":"y","args":{...},"scope":{"skill":"s","write":true},"structuredOnly":true}
 //	parent → worker: {"type":"reply","id":2,"rawResult":{"content":N,"structured":M}} then N+M bytes, or {"type":"reply","id":2,"error":"..."}
+//	                 (N is 0, the content left out, when the call said structuredOnly and the result's structured content suffices)
 //	parent → worker: {"type":"notice","id":2,"notice":{...}} (any number while call 2 is in flight: the server's progress and logs)
 //	worker → parent: {"type":"cancel","id":2}              (the program gave up call 2: its timeout or signal)
 //	worker → parent: {"type":"resources","id":3,"server":"x"} or {"type":"readResource","id":3,"server":"x","uri":"..."}
@@ -46,6 +47,10 @@ type wireMessage struct {
 	Notice  *mcptool.Notice `json:"notice,omitempty"`
 	// URI is the resource a readResource asks for.
 	URI string `json:"uri,omitempty"`
+	// StructuredOnly says that the program uses a result's structured
+	// content alone when it suffices (mcptool.WithStructuredOnly): the
+	// parent then leaves the content, its text copy, out of the reply.
+	StructuredOnly bool `json:"structuredOnly,omitempty"`
 
 	Tools []mcptool.Tool `json:"tools,omitempty"`
 	// ToolResult is a tool's answer on a reply. It is not encoded as JSON:
@@ -89,8 +94,9 @@ type bundleJob struct {
 }
 
 // rawResult announces the bytes of a tool's result that follow a reply's
-// line: its content (Content bytes) then its structured content
-// (Structured bytes; -1 when there is none).
+// line: its content (Content bytes; 0 when it was left out, and the reader
+// makes it nil) then its structured content (Structured bytes; -1 when
+// there is none).
 type rawResult struct {
 	Content    int  `json:"content"`
 	Structured int  `json:"structured"`
@@ -159,9 +165,12 @@ func (r *wireReader) next() (*wireMessage, error) {
 		if raw.Content < 0 || raw.Structured < -1 {
 			return nil, errors.New("decoding a message: a result of negative size")
 		}
-		res := &mcptool.Result{IsError: raw.IsError, Content: make([]byte, raw.Content)}
-		if _, err := io.ReadFull(r.br, res.Content); err != nil {
-			return nil, fmt.Errorf("reading a result: %w", err)
+		res := &mcptool.Result{IsError: raw.IsError}
+		if raw.Content > 0 {
+			res.Content = make([]byte, raw.Content)
+			if _, err := io.ReadFull(r.br, res.Content); err != nil {
+				return nil, fmt.Errorf("reading a result: %w", err)
+			}
 		}
 		if raw.Structured >= 0 {
 			res.StructuredContent = make([]byte, raw.Structured)

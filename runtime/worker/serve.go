@@ -162,6 +162,7 @@ func (c *relayCaller) CallTool(ctx context.Context, server, tool string, args js
 	}
 	sink := mcptool.NoticesOf(ctx)
 	m.Notices = sink != nil
+	m.StructuredOnly = mcptool.StructuredOnly(ctx)
 	reply, err := c.requestWith(ctx, m, sink)
 	if err != nil {
 		return nil, err

@@ -403,6 +403,10 @@ func (s *session) serve(ctx context.Context, m *wireMessage) {
 			reply.Error = err.Error()
 		case res == nil:
 			reply.Error = "no result"
+		case m.StructuredOnly && res.StructuredSuffices():
+			// The program uses the structured content alone: its text copy
+			// (as large) stays here. It is counted all the same.
+			reply.ToolResult = &mcptool.Result{StructuredContent: res.StructuredContent}
 		default:
 			reply.ToolResult = res
 		}
