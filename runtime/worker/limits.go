@@ -17,5 +17,6 @@ const heapSlack = 32 << 20
 // (this process serves one job).
 func limitRuntime(l runtime.Limits) {
 	debug.SetMemoryLimit(l.Memory + heapSlack)
+	allowHugeHeap(l.Memory)
 	regexptimeout.Set(l.Timeout)
 }

@@ -165,6 +165,7 @@ func (r *wireReader) next() (*wireMessage, error) {
 		if raw.Content < 0 || raw.Structured < -1 {
 			return nil, errors.New("decoding a message: a result of negative size")
 		}
+		beforeLargeResult(raw.Content + max(raw.Structured, 0)) // huge pages for its values (hugeheap_linux.go)
 		res := &mcptool.Result{IsError: raw.IsError}
 		if raw.Content > 0 {
 			res.Content = make([]byte, raw.Content)
