@@ -140,6 +140,17 @@ type intrinsics struct {
 // compiled at run time (Function, so that no sourceMappingURL comment makes
 // goja read a host file), and the call depth bounded.
 func newSandboxVM(maxStack int) (*goja.Runtime, *intrinsics, error) {
+	if v, ok := takeSpareVM(); ok {
+		if v.err == nil {
+			v.vm.SetMaxCallStackSize(maxStack)
+		}
+		return v.vm, v.intr, v.err
+	}
+	return buildSandboxVM(maxStack)
+}
+
+// buildSandboxVM makes the VM newSandboxVM returns.
+func buildSandboxVM(maxStack int) (*goja.Runtime, *intrinsics, error) {
 	vm := goja.New()
 	vm.SetParserOptions(parser.WithDisableSourceMaps)
 	vm.SetMaxCallStackSize(maxStack)
@@ -185,4 +196,54 @@ func newSandboxVM(maxStack int) (*goja.Runtime, *intrinsics, error) {
 		*dst = fn
 	}
 	return vm, in, nil
+}
+
+// spareVM is a sandbox VM made ahead of its run by Prewarm.
+type spareVM struct {
+	vm   *goja.Runtime
+	intr *intrinsics
+	err  error
+}
+
+var (
+	spareMu sync.Mutex
+	// spare receives the VM Prewarm is making, until a run takes it; nil
+	// when none is being made or waiting.
+	spare chan spareVM
+)
+
+// Prewarm prepares, in the background, what the first run in this process
+// needs whatever its program: the runtime's helper script compiled, one
+// sandbox VM made (the next realm created takes it) and esbuild's table of
+// known globals built. A worker process calls it as it starts, so that this
+// work overlaps with reading and bundling its job on another core instead
+// of adding to the run's time. A second call while a VM is waiting does
+// nothing. The VM is made exactly as newSandboxVM makes one; nothing of a
+// program has been near it.
+func Prewarm() {
+	spareMu.Lock()
+	defer spareMu.Unlock()
+	if spare != nil {
+		return
+	}
+	ch := make(chan spareVM, 1)
+	spare = ch
+	go func() {
+		warmEsbuild()
+		vm, intr, err := buildSandboxVM(DefaultLimits().MaxStackDepth)
+		ch <- spareVM{vm: vm, intr: intr, err: err}
+	}()
+}
+
+// takeSpareVM returns the VM Prewarm made, waiting for it if it is still
+// being made (less time than making another), or false when there is none.
+func takeSpareVM() (spareVM, bool) {
+	spareMu.Lock()
+	ch := spare
+	spare = nil
+	spareMu.Unlock()
+	if ch == nil {
+		return spareVM{}, false
+	}
+	return <-ch, true
 }

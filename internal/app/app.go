@@ -14,6 +14,7 @@ package app
 import (
 	"context"
 	"errors"
+	"github.com/mcpcode/mcpcode/internal/workerstart"
 	"os/exec"
 
 	"github.com/mcpcode/mcpcode/servers"
@@ -32,6 +33,9 @@ type App struct {
 	// WorkerCommand returns the command that starts a worker process
 	// (`mcpcode __worker`). Nil makes isolation "worker" unavailable.
 	WorkerCommand func() *exec.Cmd
+	// AdoptWorker, when set, hands over a worker process started before
+	// the app needed one (worker.Options.Adopt); nil when there is none.
+	AdoptWorker func() *workerstart.Process
 	// Dial, when set, replaces the real transports (tests connect in-process
 	// servers with it).
 	Dial func(ctx context.Context, s servers.ServerConfig) (mcp.Transport, error)

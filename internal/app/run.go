@@ -74,7 +74,7 @@ type RunRequest struct {
 // *UsageError for a request that cannot be run (no such file or skill).
 func (w *Workspace) Run(ctx context.Context, req RunRequest) (*runtime.Result, error) {
 	if req.OneShot && req.Isolation != IsolationNone {
-		w.app.prestartWorker()
+		w.app.PrestartWorker()
 	}
 	bopts, err := w.bundleOptions(req)
 	if err != nil {
@@ -183,9 +183,14 @@ type workerPools struct {
 // workspace's skills (worker.Options.Skills).
 func (a *App) workers() (*worker.Pool, error) { return a.workersFor(false) }
 
-// prestartWorker starts the worker of a one-shot run now (worker.Pool.Prestart),
-// in a pool that keeps no worker warm when this is the app's first run.
-func (a *App) prestartWorker() {
+// PrestartWorker starts the worker of a one-shot run now
+// (worker.Pool.Prestart), in a pool that keeps no worker warm when this is
+// the app's first run, so that the worker process starts while the run is
+// being prepared (the workspace opened, the program read). A run with
+// RunRequest.OneShot calls it itself; the CLI calls it as soon as it knows
+// a worker will be needed, before opening the workspace. If no run
+// follows, Close stops the worker.
+func (a *App) PrestartWorker() {
 	if p, err := a.workersFor(true); err == nil {
 		p.Prestart()
 	}
@@ -201,6 +206,7 @@ func (a *App) workersFor(oneShot bool) (*worker.Pool, error) {
 		}
 		a.pools.pool = worker.NewPool(worker.Options{
 			Command:       a.WorkerCommand,
+			Adopt:         a.AdoptWorker,
 			OneShot:       oneShot,
 			BundleTimeout: a.pools.bundleTimeout,
 			Skills:        func(ws string) runtime.SkillPolicy { return skills.NewWorkspace(ws).Policy() },

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mcpcode/mcpcode/internal/workerstart"
 	"io"
 	"os"
 	"os/exec"
@@ -56,7 +57,7 @@ func commands() []command {
 		{name: "privacy", summary: "show or clear the privacy token store", run: cmdPrivacy},
 		{name: "demo-server", summary: "serve a built-in demo MCP server over stdio", run: cmdDemoServer},
 		{name: "version", summary: "print the version", run: cmdVersion},
-		{name: workerCommand, summary: "run one program as a worker process (internal)", hidden: true, run: cmdWorker},
+		{name: workerstart.Arg, summary: "run one program as a worker process (internal)", hidden: true, run: cmdWorker},
 	}
 }
 
@@ -70,20 +71,16 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Environ:       os.Environ(),
 		Version:       mcpcodeVersion(),
 		WorkerCommand: workerCommandLine,
+		AdoptWorker:   workerstart.Take,
 		TokenDir:      tokenDir(),
 	}}
+	defer workerstart.Discard() // after Close: a worker started early that no run took
 	defer a.app.Close()
 	return a.main(args)
 }
 
 // workerCommandLine re-executes this binary as a worker process.
-func workerCommandLine() *exec.Cmd {
-	exe, err := os.Executable()
-	if err != nil {
-		exe = os.Args[0]
-	}
-	return exec.Command(exe, workerCommand)
-}
+func workerCommandLine() *exec.Cmd { return exec.Command(workerstart.Executable(), workerstart.Arg) }
 
 // main dispatches to a command.
 func (a *cli) main(args []string) int {

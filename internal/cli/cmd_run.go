@@ -136,6 +136,11 @@ func cmdRun(a *cli, args []string) int {
 	if rf.privacy != "" && rf.privacy != app.PrivacyTokenize && rf.privacy != app.PrivacyOff {
 		return a.usageError("run", "--privacy %q: use tokenize or off", rf.privacy)
 	}
+	if rf.isolation == app.IsolationWorker {
+		// The worker process takes longer to start than everything up to
+		// the run: it starts now, in parallel.
+		a.app.PrestartWorker()
+	}
 	req := app.RunRequest{Skill: rf.skill, Input: input, Limits: rf.limits, Isolation: rf.isolation, ConnectTimeout: rf.connectTimeout, Privacy: rf.privacy}
 	if rf.skill != "" {
 		if err := skills.ValidateName(rf.skill); err != nil {
@@ -184,9 +189,6 @@ func cmdRun(a *cli, args []string) int {
 	}
 	return a.printRunResult(res, rf)
 }
-
-// workerCommand is the hidden command a worker process runs.
-const workerCommand = "__worker"
 
 func cmdWorker(a *cli, args []string) int {
 	skillPolicy := func(ws string) runtime.SkillPolicy { return skills.NewWorkspace(ws).Policy() }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpcode/mcpcode/internal/tsc"
+	"github.com/mcpcode/mcpcode/internal/workerstart"
 )
 
 // binary is the mcpcode binary of the end-to-end tests: this test binary,
@@ -37,7 +38,7 @@ func TestMain(m *testing.M) {
 }
 
 // testWorkerCommand starts this test binary as a worker process.
-func testWorkerCommand() *exec.Cmd { return exec.Command(binary, workerCommand) }
+func testWorkerCommand() *exec.Cmd { return exec.Command(binary, workerstart.Arg) }
 
 // e2e skips an end-to-end test (real binary, real servers, npm packages) in
 // the fast tier, `go test -short`.

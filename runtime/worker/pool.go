@@ -26,14 +26,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpcode/mcpcode/internal/workerstart"
 	"github.com/mcpcode/mcpcode/runtime"
 )
 
 // Options configures a Pool.
 type Options struct {
 	// Command returns a command that re-executes this binary in worker mode
-	// (the CLI passes `mcpcode __worker`, which calls Serve; tests re-execute
-	// the test binary). The pool sets its stdin, stdout and stderr and its
+	// (the CLI passes workerstart.Command, `mcpcode __worker`, which calls
+	// Serve; tests re-execute the test binary). It is started by
+	// workerstart.Start, which sets its stdin, stdout and stderr and its
 	// process group. When Command leaves Env nil the worker gets an empty
 	// environment (no host secrets); an Env it sets is passed as is, so it
 	// should hold nothing secret. Its Dir should be left empty: relative
@@ -53,6 +55,12 @@ type Options struct {
 	// BundleTimeout bounds a Bundle call (default DefaultBundleTimeout);
 	// after it the worker is killed.
 	BundleTimeout time.Duration
+	// Adopt, when set, is asked for a worker process started before the
+	// pool needed one (the CLI's run starts its worker while the program
+	// initializes: internal/workerstart) each time the pool would start
+	// one; nil means none. It must be started as workerstart.Start starts
+	// one, and Command would.
+	Adopt func() *workerstart.Process
 	// Skills returns the skill policy of a workspace, as ServeOptions.Skills
 	// does in the worker. The parent uses it to check the scope a worker
 	// claims for a relayed tool call: the call reaches the Caller with
@@ -235,52 +243,58 @@ func (p *Pool) take() (*proc, error) {
 
 // proc is one started worker process.
 type proc struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stdout io.ReadCloser
-	stderr *stderrBuffer
-	exited chan struct{}
-	state  interface{ Sys() any }
+	process *os.Process
+	stdin   io.WriteCloser
+	stdout  io.ReadCloser
+	stderr  *stderrBuffer
+	exited  chan struct{}
+	state   interface{ Sys() any }
 
 	killMu sync.Mutex
 	killed bool
 }
 
 func (p *Pool) start() (*proc, error) {
+	if p.opts.Adopt != nil {
+		if started := p.opts.Adopt(); started != nil {
+			return adopt(started), nil
+		}
+	}
 	if p.opts.Command == nil {
 		return nil, errors.New("starting a worker: no worker command configured")
 	}
 	cmd := p.opts.Command()
-	if cmd.Env == nil {
-		cmd.Env = []string{}
+	if cmd.Err != nil {
+		return nil, fmt.Errorf("starting a worker: %w", cmd.Err)
 	}
-	isolateProcess(cmd)
-	w := &proc{cmd: cmd, stderr: newStderrBuffer(8<<10, 32<<10), exited: make(chan struct{})}
-	cmd.Stderr = w.stderr
-	var err error
-	if w.stdin, err = cmd.StdinPipe(); err != nil {
-		return nil, fmt.Errorf("starting a worker: %w", err)
-	}
-	// Not StdoutPipe: Wait closes that pipe as soon as the process exits,
-	// possibly before the result it wrote last has been read.
-	stdoutR, stdoutW, err := os.Pipe()
+	started, err := workerstart.Start(cmd.Path, cmd.Args, cmd.Env, cmd.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("starting a worker: %w", err)
+		return nil, err
 	}
-	cmd.Stdout = stdoutW
-	w.stdout = stdoutR
-	err = cmd.Start()
-	stdoutW.Close()
-	if err != nil {
-		stdoutR.Close()
-		return nil, fmt.Errorf("starting a worker: %w", err)
-	}
+	return adopt(started), nil
+}
+
+// adopt makes a started worker process the pool's: its stderr is kept
+// (the first and last bytes, for diagnosing its death) and its end is
+// watched.
+func adopt(started *workerstart.Process) *proc {
+	w := &proc{process: started.Process, stdin: started.Stdin, stdout: started.Stdout,
+		stderr: newStderrBuffer(8<<10, 32<<10), exited: make(chan struct{})}
+	copied := make(chan struct{})
 	go func() {
-		_ = cmd.Wait()
-		w.state = cmd.ProcessState
+		_, _ = io.Copy(w.stderr, started.Stderr)
+		started.Stderr.Close()
+		close(copied)
+	}()
+	go func() {
+		state, _ := w.process.Wait()
+		<-copied // all it wrote, for diagnose
+		if state != nil {
+			w.state = state
+		}
 		close(w.exited)
 	}()
-	return w, nil
+	return w
 }
 
 // warmUp asks a worker that will wait for its job to warm itself up
@@ -321,7 +335,7 @@ func (w *proc) signalKill() {
 	w.killed = true
 	w.killMu.Unlock()
 	if !w.hasExited() {
-		killProcessGroup(w.cmd)
+		killProcessGroup(w.process)
 	}
 }
 
@@ -331,7 +345,7 @@ func (w *proc) kill() {
 	w.killed = true
 	w.killMu.Unlock()
 	if !w.hasExited() {
-		killProcessGroup(w.cmd)
+		killProcessGroup(w.process)
 	}
 	_ = w.stdin.Close()
 	<-w.exited

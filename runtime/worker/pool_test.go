@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcode/mcpcode/internal/workerstart"
 	"github.com/mcpcode/mcpcode/runtime"
 )
 
@@ -215,4 +216,51 @@ func waitIdleB(b *testing.B, p *Pool) {
 		}
 	}
 	b.Fatal("no worker became idle")
+}
+
+// TestPoolAdoptsAStartedWorker: a worker started before the pool needed
+// one (the CLI's, at init) is the one the job gets, and no other is
+// started; an adopted worker's death is diagnosed with its stderr, as a
+// worker the pool started itself.
+func TestPoolAdoptsAStartedWorker(t *testing.T) {
+	t.Parallel()
+	ws := newWorkspace(t, nil)
+	opts := runtime.RunOptions{Workspace: ws, Caller: newFakeCaller(), Limits: runtime.Limits{Timeout: guard}}
+	for _, mode := range []string{"normal", "crash"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			var args []string
+			if mode == "crash" {
+				args = []string{"crash"}
+			}
+			cmd := testWorkerCommand(args...)()
+			started, err := workerstart.Start(cmd.Path, cmd.Args, nil, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var adopted atomic.Int32
+			pool := NewPool(Options{OneShot: true,
+				Command: func() *exec.Cmd {
+					t.Error("the pool started a worker of its own")
+					return testWorkerCommand()()
+				},
+				Adopt: func() *workerstart.Process {
+					if adopted.Add(1) == 1 {
+						return started
+					}
+					return nil
+				}})
+			pool.Prestart()
+			res := pool.Run(t.Context(), source(ws, normalProgram), opts)
+			pool.Close()
+			if mode == "normal" {
+				checkNormal(t, res)
+			} else if res.Error == nil || res.Error.Kind != runtime.KindCrashed || !strings.Contains(res.Error.Message, "panic: test crash") {
+				t.Fatalf("error = %+v, want crashed with the adopted worker's stderr", res.Error)
+			}
+			if n := adopted.Load(); n != 1 {
+				t.Errorf("Adopt asked %d times, want once", n)
+			}
+		})
+	}
 }

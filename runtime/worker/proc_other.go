@@ -2,14 +2,8 @@
 
 package worker
 
-import "os/exec"
+import "os"
 
-func isolateProcess(*exec.Cmd) {}
-
-func killProcessGroup(cmd *exec.Cmd) {
-	if cmd.Process != nil {
-		_ = cmd.Process.Kill()
-	}
-}
+func killProcessGroup(p *os.Process) { _ = p.Kill() }
 
 func killedBySignal(interface{ Sys() any }) (string, bool) { return "", false }

@@ -32,6 +32,9 @@ type ServeOptions struct {
 // outcome could be written (no job, a broken pipe); a program's failure is
 // an outcome, not an error.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) error {
+	// Whatever the job, it needs a VM and esbuild's tables: prepared on
+	// another core while the job is read and bundled.
+	runtime.Prewarm()
 	rd := newWireReader(in, maxParentMessage)
 	w := newWireWriter(out)
 	first, err := rd.next()
@@ -43,6 +46,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) 
 		// worker started for a job that is already on its way is not
 		// asked to (a one-shot run).
 		warmUp()
+		runtime.Prewarm() // the warm-up took the first: one for the job
 		if first, err = rd.next(); err != nil {
 			return fmt.Errorf("reading the job from the parent: %w", err)
 		}

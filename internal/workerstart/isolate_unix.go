@@ -1,0 +1,13 @@
+//go:build unix
+
+package workerstart
+
+import "syscall"
+
+// isolation puts the worker in its own process group, so that killing the
+// group ends anything it started.
+func isolation() *syscall.SysProcAttr {
+	a := &syscall.SysProcAttr{Setpgid: true}
+	setParentDeathSignal(a)
+	return a
+}

@@ -1,0 +1,167 @@
+// Package workerstart starts worker processes: this binary re-executed as
+// `mcpcode __worker` (runtime/worker.Serve), with an empty environment, in
+// its own process group, killed by the kernel if the parent dies.
+//
+// For `mcpcode run`, which needs exactly one worker, it starts that worker
+// while the rest of the program is still initializing: the worker's start
+// (the binary's own start-up, tens of milliseconds) then overlaps with the
+// parent's instead of following it. Go initializes a package as soon as its
+// imports are, in the order of their import paths, so a package that
+// imports only a few standard packages runs its init early, long before the
+// packages of goja, esbuild and the MCP SDK; that is why this package
+// imports nothing but os, errors, sync and syscall, and must stay so (not
+// even os/exec, which Go initializes late). The order is only a matter of
+// speed: the process started here is the same as one started later.
+package workerstart
+
+import (
+	"errors"
+	"os"
+	"sync"
+)
+
+// Arg is the hidden command a worker process runs.
+const Arg = "__worker"
+
+// Executable is this binary, which a worker process runs.
+func Executable() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return os.Args[0]
+	}
+	return exe
+}
+
+// Process is a started worker process and the parent's ends of its pipes.
+type Process struct {
+	*os.Process
+	// Stdin is written to the worker's standard input.
+	Stdin *os.File
+	// Stdout and Stderr read the worker's standard output and error. They
+	// are plain pipes, which nothing closes when the process ends: what the
+	// worker wrote last can be read after it exited.
+	Stdout, Stderr *os.File
+}
+
+// Start starts a worker process: path with argv (argv[0] included) in dir
+// ("" for this process's), with env, or an empty environment when env is
+// nil (it should hold nothing secret), in its own process group, killed
+// by the kernel if the parent dies (Linux), its standard streams pipes.
+func Start(path string, argv, env []string, dir string) (*Process, error) {
+	if env == nil {
+		env = []string{}
+	}
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	for range 3 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll()
+			return nil, errors.New("starting a worker: " + err.Error())
+		}
+		files = append(files, r, w)
+	}
+	inR, inW, outR, outW, errR, errW := files[0], files[1], files[2], files[3], files[4], files[5]
+	proc, err := os.StartProcess(path, argv, &os.ProcAttr{
+		Dir: dir, Env: env, Files: []*os.File{inR, outW, errW}, Sys: isolation(),
+	})
+	// The worker's ends are the worker's now (or nobody's).
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		return nil, errors.New("starting a worker: " + err.Error())
+	}
+	return &Process{Process: proc, Stdin: inW, Stdout: outR, Stderr: errR}, nil
+}
+
+var (
+	earlyMu sync.Mutex
+	// early receives the worker process started as this program began;
+	// nil when none is being started or it was taken.
+	early chan *Process
+)
+
+func init() {
+	if wantsEarlyWorker(os.Args[1:]) {
+		// Started from another goroutine: starting a process waits until
+		// it has executed the binary, which the rest of the initialization
+		// need not wait for. An error here is not reported: the run starts
+		// its worker itself later and reports that one's error.
+		ch := make(chan *Process, 1)
+		early = ch
+		go func() {
+			p, _ := Start(Executable(), []string{Executable(), Arg}, nil, "")
+			ch <- p
+		}()
+	}
+}
+
+// Take returns the worker process started as this program began, once;
+// nil when none was started (or it failed to start) or it was taken
+// before.
+func Take() *Process {
+	earlyMu.Lock()
+	ch := early
+	early = nil
+	earlyMu.Unlock()
+	if ch == nil {
+		return nil
+	}
+	return <-ch
+}
+
+// Discard stops the worker process started as this program began if
+// nobody took it (the run ended before it needed one: a usage error, a
+// broken mcp.json).
+func Discard() {
+	p := Take()
+	if p == nil {
+		return
+	}
+	p.Stdin.Close() // the worker ends when its job never comes
+	_ = p.Kill()
+	_, _ = p.Wait()
+	p.Stdout.Close()
+	p.Stderr.Close()
+}
+
+// wantsEarlyWorker says whether the command line is a run that will need a
+// worker process: `run` without isolation "none" and without asking for
+// help. It reads the flags as the run command does (they may follow the
+// program's file; "--" ends them); a wrong guess costs only time, since an
+// unused early worker is discarded and a run without one starts its own.
+func wantsEarlyWorker(args []string) bool {
+	if len(args) == 0 || args[0] != "run" {
+		return false
+	}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		switch a {
+		case "-h", "-help", "--help":
+			return false
+		case "-isolation", "--isolation":
+			if i+1 < len(args) && args[i+1] != "worker" {
+				return false
+			}
+			i++
+			continue
+		}
+		for _, prefix := range []string{"-isolation=", "--isolation="} {
+			if len(a) > len(prefix) && a[:len(prefix)] == prefix && a[len(prefix):] != "worker" {
+				return false
+			}
+		}
+	}
+	return true
+}
