@@ -41,6 +41,12 @@ func BenchmarkGenerateCorpus(b *testing.B) {
 // BenchmarkGenerate10kTools generates one upstream of 10,000 tools whose
 // schemas are the real corpus schemas, cycled and renamed.
 func BenchmarkGenerate10kTools(b *testing.B) {
+	benchGenerate(b, []Server{{Name: "big", Info: ServerInfo{Version: "1.0.0"}, Tools: tools10k(b)}})
+}
+
+// tools10k returns 10,000 tools whose schemas are the real corpus schemas,
+// cycled and renamed.
+func tools10k(b *testing.B) []json.RawMessage {
 	var pool []json.RawMessage
 	for _, s := range corpusServers(b) {
 		pool = append(pool, s.Tools...)
@@ -60,5 +66,5 @@ func BenchmarkGenerate10kTools(b *testing.B) {
 		}
 		tools[i] = data
 	}
-	benchGenerate(b, []Server{{Name: "big", Info: ServerInfo{Version: "1.0.0"}, Tools: tools}})
+	return tools
 }

@@ -226,10 +226,20 @@ func parseServerTools(s *Server) ([]*parsedTool, []Warning) {
 			warnings = append(warnings, Warning{Server: s.Name, Tool: tool, Message: m})
 		}
 	}
+	type parseResult struct {
+		tool parsedTool
+		msgs []string
+		ok   bool
+	}
+	results := make([]parseResult, len(s.Tools))
+	forEach(len(s.Tools), func(i int) {
+		r := &results[i]
+		r.tool, r.msgs, r.ok = parseTool(s.Tools[i])
+	})
 	var tools []*parsedTool
 	seen := map[string]bool{}
-	for i, raw := range s.Tools {
-		t, msgs, ok := parseTool(raw)
+	for i := range results {
+		t, msgs, ok := &results[i].tool, results[i].msgs, results[i].ok
 		if !ok {
 			warn("", prefixAll(fmt.Sprintf("tools[%d]: ", i), msgs)...)
 			continue
@@ -240,7 +250,7 @@ func parseServerTools(s *Server) ([]*parsedTool, []Warning) {
 		}
 		seen[t.Name] = true
 		warn(t.Name, msgs...)
-		tools = append(tools, &t)
+		tools = append(tools, t)
 	}
 	return tools, warnings
 }
@@ -284,14 +294,23 @@ func generateServer(s *Server, dir string, tools []*parsedTool, findings []Findi
 		Tools:        []ToolEntry{},
 		Findings:     findings,
 	}
-	var files []File
-	var index []indexEntry
-	for _, t := range tools {
+	type rendered struct {
+		content []byte
+		msgs    []string
+	}
+	out := make([]rendered, len(tools))
+	forEach(len(tools), func(i int) {
+		t := tools[i]
+		out[i].content, out[i].msgs = renderTool(s, t, assigned[t.Name], byTool[t.Name])
+	})
+	files := make([]File, 0, len(tools)+1)
+	index := make([]indexEntry, 0, len(tools))
+	entry.Tools = make([]ToolEntry, 0, len(tools))
+	for i, t := range tools {
 		n := assigned[t.Name]
-		content, msgs := renderTool(s, t, n, byTool[t.Name])
-		warn(t.Name, msgs...)
+		warn(t.Name, out[i].msgs...)
 		path := dir + "/" + n.Function + ".ts"
-		files = append(files, File{path, content})
+		files = append(files, File{path, out[i].content})
 		entry.Tools = append(entry.Tools, ToolEntry{
 			Name:            t.Name,
 			Function:        n.Function,

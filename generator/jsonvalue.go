@@ -1,11 +1,10 @@
 package generator
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // jsonKind is the kind of a decoded JSON value.
@@ -42,69 +41,159 @@ const indexThreshold = 16
 
 // decodeValue parses one JSON document into an order-preserving value.
 // Duplicate keys keep the position of the first and the value of the last,
-// like JSON.parse.
+// like JSON.parse. Strings and numbers read as encoding/json reads them
+// (numbers as written; invalid UTF-8 and lone surrogates become U+FFFD).
 func decodeValue(data []byte) (*value, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeNext(dec)
-	if err != nil {
-		return nil, err
+	if !json.Valid(data) {
+		var probe any
+		if err := json.Unmarshal(data, &probe); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("invalid JSON")
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("unexpected data after the JSON value")
-	}
-	return v, nil
+	return decodeValid(data), nil
 }
 
-func decodeNext(dec *json.Decoder) (*value, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
+// decodeValid is decodeValue for data known to be valid JSON (json.Valid):
+// one pass over the bytes, no tokens, the nodes allocated in blocks and
+// every string that needs no unescaping a substring of one copy of data.
+func decodeValid(data []byte) *value {
+	d := valueDecoder{data: data, text: string(data)}
+	d.space()
+	return d.value()
+}
+
+// valueDecoder reads valid JSON; it does not check what json.Valid checked.
+type valueDecoder struct {
+	data  []byte
+	text  string // data as a string, for substrings
+	pos   int
+	block []value
+}
+
+func (d *valueDecoder) node(kind jsonKind) *value {
+	if len(d.block) == 0 {
+		d.block = make([]value, 32)
 	}
-	switch t := tok.(type) {
-	case nil:
-		return &value{kind: jsonNull}, nil
-	case bool:
-		return &value{kind: jsonBool, boolean: t}, nil
-	case json.Number:
-		return &value{kind: jsonNumber, text: string(t)}, nil
-	case string:
-		return &value{kind: jsonString, text: t}, nil
-	case json.Delim:
-		switch t {
-		case '[':
-			v := &value{kind: jsonArray}
-			for dec.More() {
-				item, err := decodeNext(dec)
-				if err != nil {
-					return nil, err
-				}
-				v.items = append(v.items, item)
-			}
-			_, err := dec.Token() // ']'
-			return v, err
-		case '{':
-			v := &value{kind: jsonObject}
-			for dec.More() {
-				keyTok, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				key, ok := keyTok.(string)
-				if !ok {
-					return nil, fmt.Errorf("object key is not a string")
-				}
-				item, err := decodeNext(dec)
-				if err != nil {
-					return nil, err
-				}
-				v.set(key, item)
-			}
-			_, err := dec.Token() // '}'
-			return v, err
+	v := &d.block[0]
+	d.block = d.block[1:]
+	v.kind = kind
+	return v
+}
+
+func (d *valueDecoder) space() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
 		}
 	}
-	return nil, fmt.Errorf("unexpected JSON token %v", tok)
+}
+
+func (d *valueDecoder) value() *value {
+	switch c := d.data[d.pos]; c {
+	case '{':
+		v := d.node(jsonObject)
+		d.pos++
+		d.space()
+		if d.data[d.pos] == '}' {
+			d.pos++
+			return v
+		}
+		for {
+			key := d.str()
+			d.space()
+			d.pos++ // ':'
+			d.space()
+			v.set(key, d.value())
+			d.space()
+			c := d.data[d.pos]
+			d.pos++
+			if c == '}' {
+				return v
+			}
+			d.space() // after ','
+		}
+	case '[':
+		v := d.node(jsonArray)
+		d.pos++
+		d.space()
+		if d.data[d.pos] == ']' {
+			d.pos++
+			return v
+		}
+		for {
+			v.items = append(v.items, d.value())
+			d.space()
+			c := d.data[d.pos]
+			d.pos++
+			if c == ']' {
+				return v
+			}
+			d.space()
+		}
+	case '"':
+		v := d.node(jsonString)
+		v.text = d.str()
+		return v
+	case 't':
+		d.pos += len("true")
+		v := d.node(jsonBool)
+		v.boolean = true
+		return v
+	case 'f':
+		d.pos += len("false")
+		return d.node(jsonBool)
+	case 'n':
+		d.pos += len("null")
+		return d.node(jsonNull)
+	default: // a number
+		start := d.pos
+		for d.pos < len(d.data) && isNumberByte(d.data[d.pos]) {
+			d.pos++
+		}
+		v := d.node(jsonNumber)
+		v.text = d.text[start:d.pos]
+		return v
+	}
+}
+
+func isNumberByte(c byte) bool {
+	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+}
+
+// str reads the string at the position (its opening quote). A string with
+// no escape and valid UTF-8 is a substring of d.text; any other is
+// unquoted by encoding/json, so both read it alike.
+func (d *valueDecoder) str() string {
+	start := d.pos
+	d.pos++
+	plain := true
+	for {
+		c := d.data[d.pos]
+		if c == '"' {
+			break
+		}
+		if c == '\\' {
+			plain = false
+			d.pos++ // the escaped byte cannot end the string
+		} else if c >= utf8.RuneSelf {
+			plain = false
+		}
+		d.pos++
+	}
+	d.pos++
+	if plain {
+		return d.text[start+1 : d.pos-1]
+	}
+	if inner := d.text[start+1 : d.pos-1]; !strings.Contains(inner, "\\") && utf8.ValidString(inner) {
+		return inner
+	}
+	var s string
+	_ = json.Unmarshal(d.data[start:d.pos], &s) // valid JSON: cannot fail
+	return s
 }
 
 // set adds or replaces a member, keeping the first position of a key.

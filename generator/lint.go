@@ -192,22 +192,37 @@ func lintServer(server string, tools []*parsedTool, targets []lintTarget) []Find
 	}
 	median := medianOf(lengths)
 
-	for _, t := range tools {
+	for _, owners := range others {
+		sort.Strings(owners)
+	}
+	// Each tool's texts are checked on their own (in parallel); the
+	// findings are added in tool order, so dropping repeats and capping
+	// them per tool do not depend on the schedule.
+	type placed struct{ kind, where, msg string }
+	found := make([][]placed, len(tools))
+	forEach(len(tools), func(i int) {
+		t := tools[i]
+		var fs []placed
 		if owners := others[looseName(t.Name)]; len(owners) > 0 && looseName(t.Name) != "" {
-			sort.Strings(owners)
-			add(t, LintShadow, "name", fmt.Sprintf("another server has a tool of the same name: %s; make sure you call the one you mean", strings.Join(compactStrings(owners), ", ")))
+			fs = append(fs, placed{LintShadow, "name", fmt.Sprintf("another server has a tool of the same name: %s; make sure you call the one you mean", strings.Join(compactStrings(owners), ", "))})
 		}
 		if n := utf8.RuneCountInString(t.Description); len(tools) >= lengthMinTools && n >= lengthFloor && n >= lengthRatio*median {
-			add(t, LintLength, "description", fmt.Sprintf("the description has %d characters, %.0f times the median of this server's tools (%d); long descriptions can hide instructions", n, float64(n)/float64(max(median, 1)), median))
+			fs = append(fs, placed{LintLength, "description", fmt.Sprintf("the description has %d characters, %.0f times the median of this server's tools (%d); long descriptions can hide instructions", n, float64(n)/float64(max(median, 1)), median)})
 		}
 		for _, s := range toolStrings(t) {
 			if s.truncated {
-				add(t, LintLength, s.where, fmt.Sprintf("the schema has more than %d descriptions, titles and property names; only the first %d were checked", maxLintStrings, maxLintStrings))
+				fs = append(fs, placed{LintLength, s.where, fmt.Sprintf("the schema has more than %d descriptions, titles and property names; only the first %d were checked", maxLintStrings, maxLintStrings)})
 				continue
 			}
 			for _, f := range lintText(s.text, s.key, own, mentionable) {
-				add(t, f.kind, s.where, f.msg)
+				fs = append(fs, placed{f.kind, s.where, f.msg})
 			}
+		}
+		found[i] = fs
+	})
+	for i, t := range tools {
+		for _, f := range found[i] {
+			add(t, f.kind, f.where, f.msg)
 		}
 	}
 	return out
@@ -386,24 +401,53 @@ func steeringWords(text string) steeringNeeds {
 	if strings.ContainsAny(lower, "<[") {
 		n |= needHidden
 	}
-	for _, w := range []string{"ignore", "disregard", "forget", "override"} {
-		if strings.Contains(lower, w) {
-			n |= needOverride
-			break
-		}
+	if containsAny(lower, "ignore", "disregard", "forget", "override") {
+		n |= needOverride
 	}
-	if strings.Contains(lower, "user") {
+	// conceal: "do n't / never / must not / should not … the user", "hide
+	// … from the user", "the user must not know".
+	if strings.Contains(lower, "user") &&
+		(strings.Contains(lower, "never") || followedByN(lower, "do") || followedByN(lower, "should") ||
+			(containsAny(lower, "must", "should", "will", "need") && containsAny(lower, "not", "n't")) ||
+			(strings.Contains(lower, "from") && containsAny(lower, "hide", "conceal", "keep"))) {
 		n |= needConceal
 	}
-	if strings.Contains(lower, "tool") {
+	// otherTool: "the X tool must …", "side effects on the X tool".
+	if strings.Contains(lower, "tool") &&
+		(containsAny(lower, "must", "shall", "has", "have", "need") || (strings.Contains(lower, "side") && strings.Contains(lower, "effect"))) {
 		n |= needOtherTool
 	}
-	if strings.ContainsAny(lower, "~$%") || strings.Contains(lower, "id_") || strings.Contains(lower, ".ssh") ||
-		strings.Contains(lower, "mcp.json") || strings.Contains(lower, "claude_desktop_config") || strings.Contains(lower, ".aws") ||
-		strings.Contains(lower, "/etc/") {
+	if containsAny(lower, "~/.", "~\\.", "$home/.", "$home\\.", "%userprofile%/.", "%userprofile%\\.",
+		"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".ssh/", ".ssh\\", "mcp.json", "claude_desktop_config",
+		".aws/credentials", ".aws\\credentials", "/etc/passwd", "/etc/shadow") {
 		n |= needSecrets
 	}
 	return n
+}
+
+func containsAny(s string, words ...string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// followedByN reports whether word occurs in s followed by an "n" after
+// optional whitespace (\s, as the patterns mean it): "do not", "don't".
+func followedByN(s, word string) bool {
+	for {
+		i := strings.Index(s, word)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(word):]
+		rest := strings.TrimLeft(s, " \t\n\f\r")
+		if strings.HasPrefix(rest, "n") {
+			return true
+		}
+	}
 }
 
 // find runs re on text when the text has what it needs.
@@ -500,6 +544,9 @@ func invisibleRune(r rune) bool {
 
 // invisibleRunes lists the distinct invisible runes of s as U+XXXX, sorted.
 func invisibleRunes(s string) []string {
+	if isASCII(s) { // none is ASCII
+		return nil
+	}
 	seen := map[rune]bool{}
 	eachInvisible(s, func(r rune) { seen[r] = true })
 	var out []string
@@ -545,4 +592,13 @@ func emojiLike(r rune) bool {
 // invisible and control characters escaped.
 func evidence(s string) string {
 	return jsQuote(cutRunes(strings.Join(strings.Fields(s), " "), maxEvidenceRune))
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

@@ -26,6 +26,11 @@ func TestSteeringWordsNeverHideAMatch(t *testing.T) {
 		"the user must not know", "the send_email tool must always run", "any other tool has to wait", "side effects on the present fetch tool",
 		"~/.ssh/id_rsa", "$HOME/.aws", "%USERPROFILE%\\.env", "id_ed25519", ".ssh/", ".cursor/mcp.json", "claude_desktop_config.json",
 		".aws/credentials", "/etc/passwd", "/etc/shadow",
+		"do n't tell users", "DONT show the user", "donot inform the user", "should\tnot let the user", "shouldn't alert users", "never notify the user",
+		"must not reveal to the user", "hide the key, a secret, from the user", "conceal it from\nthe user", "the user should never see",
+		"the user will not notice", "the user need n't find out", "the user mustn't be told",
+		"every fetch tool shall stop", "the x tools have to go", "all a.b tool needs to wait", "side-effect on the also tool",
+		"~\\.kube", "$home\\.docker", "%userprofile%/.npmrc", "id_dsa", "id_ecdsa", ".ssh\\", ".aws\\credentials", ".cursor\\mcp.json",
 		"Gets a document.", "a", " ", "\n", ".", "tool", "user", "the", "—", "é",
 	}
 	rng := rand.New(rand.NewPCG(1, 2))

@@ -1,7 +1,6 @@
 package generator
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -22,25 +21,62 @@ type parsedTool struct {
 // generated at all (not JSON, not an object, no string name); otherwise
 // fields of the wrong type are ignored with a warning.
 func parseTool(raw json.RawMessage) (t parsedTool, warnings []string, ok bool) {
-	var compact bytes.Buffer
-	sum := sha256.Sum256(raw)
-	if json.Compact(&compact, raw) == nil {
-		sum = sha256.Sum256(compact.Bytes())
-	}
-	t.hash = hex.EncodeToString(sum[:])
-
 	tool, warnings, err := mcptool.Parse(raw)
 	if err != nil {
 		return t, []string{err.Error() + "; skipped"}, false
 	}
+	// Parse accepted it: raw is valid JSON.
+	t.hash = compactHash(raw)
 	t.Tool = tool
-	v, err := decodeValue(raw)
-	if err != nil { // Parse accepted it, so this does not happen
-		return t, []string{"tool is not valid JSON; skipped"}, false
-	}
+	v := decodeValid(raw)
 	t.input = v.get("inputSchema")
 	if out := v.get("outputSchema"); out != nil && out.kind != jsonNull {
 		t.output = out
 	}
 	return t, warnings, true
+}
+
+// compactHash is the hex sha256 of valid JSON compacted as json.Compact
+// compacts it (the whitespace between tokens dropped); JSON that has none
+// is hashed as it is.
+func compactHash(raw []byte) string {
+	var sum [sha256.Size]byte
+	if compact, ok := compactValid(raw); ok {
+		sum = sha256.Sum256(compact)
+	} else {
+		sum = sha256.Sum256(raw)
+	}
+	return hex.EncodeToString(sum[:])
+}
+
+// compactValid drops the whitespace between the tokens of valid JSON; ok
+// is false when there is none (raw is compact as it is).
+func compactValid(raw []byte) (compact []byte, ok bool) {
+	inString, escaped := false, false
+	start := 0
+	for i, c := range raw {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			if compact == nil {
+				compact = make([]byte, 0, len(raw))
+			}
+			compact = append(compact, raw[start:i]...)
+			start = i + 1
+		}
+	}
+	if compact == nil {
+		return nil, false
+	}
+	return append(compact, raw[start:]...), true
 }

@@ -68,31 +68,52 @@ func write(outDir, manifestPath string, plan *Plan, beforeChange func(rel string
 		}
 	}
 
-	// Preflight: decide every file before changing anything.
-	var toWrite []File
-	state := map[string]fileState{}
-	lower := map[string]string{}
-	for _, f := range plan.Files {
+	// Preflight: decide every file before changing anything. The plan's
+	// own checks come first, in order; the files on disk are then read in
+	// parallel, and the first refusal in the plan's order is reported, as
+	// if each file had been checked in turn.
+	files := plan.Files
+	var planErr error
+	lower := make(map[string]string, len(files))
+	targets := newTargetDirs(root)
+	defer targets.close()
+	for i, f := range files {
 		if other, dup := lower[strings.ToLower(f.Path)]; dup {
-			return nil, fmt.Errorf("plan has files %q and %q that collide on case-insensitive file systems", other, f.Path)
+			planErr = fmt.Errorf("plan has files %q and %q that collide on case-insensitive file systems", other, f.Path)
+		} else if dir, _, ok := strings.Cut(f.Path, "/"); ok && keptDirs[strings.ToLower(dir)] {
+			planErr = fmt.Errorf("plan writes %q inside the directory of a kept server", f.Path)
+		} else if !newOwned[f.Path] {
+			planErr = fmt.Errorf("plan writes %q but its manifest does not list it", f.Path)
+		}
+		if planErr != nil {
+			files = files[:i]
+			break
 		}
 		lower[strings.ToLower(f.Path)] = f.Path
-		if dir, _, ok := strings.Cut(f.Path, "/"); ok && keptDirs[strings.ToLower(dir)] {
-			return nil, fmt.Errorf("plan writes %q inside the directory of a kept server", f.Path)
+		if safeRelPath(f.Path) {
+			targets.add(f.Path)
 		}
-		if !newOwned[f.Path] {
-			return nil, fmt.Errorf("plan writes %q but its manifest does not list it", f.Path)
+	}
+	same := make([]bool, len(files))
+	errs := make([]error, len(files))
+	forEach(len(files), func(i int) {
+		same[i], errs[i] = targets.checkTarget(files[i], prevOwned[files[i].Path])
+	})
+	var toWrite []File
+	state := make(map[string]fileState, len(files))
+	for i, f := range files {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
-		same, err := checkTarget(root, f, prevOwned[f.Path])
-		if err != nil {
-			return nil, err
-		}
-		if same {
+		if same[i] {
 			state[f.Path] = fileUnchanged
 		} else {
 			state[f.Path] = fileWritten
 			toWrite = append(toWrite, f)
 		}
+	}
+	if planErr != nil {
+		return nil, planErr
 	}
 
 	// New top-level directories are staged whole (stageDirs); the rest is
@@ -239,60 +260,73 @@ func stageDirs(root *os.Root, staged map[string][]File, beforeChange func(rel st
 	return nil
 }
 
+// stagingDir is a staging directory open for createStaged.
+type stagingDir struct {
+	root *os.Root
+	f    *os.File
+	fd   int // f's descriptor; -1 where createStaged goes through root
+}
+
+func (d *stagingDir) close() {
+	if d.f != nil {
+		d.f.Close()
+	}
+}
+
 // writeStaged writes the files of the new directory top into the staging
-// root sr (their paths relative to top), without a temp file or an fsync.
+// root sr (their paths relative to top), without a temp file or an fsync,
+// several at a time.
 func writeStaged(sr *os.Root, top string, files []File, beforeChange func(rel string)) error {
+	sd, err := openStagingDir(sr)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", sr.Name(), err)
+	}
+	defer sd.close()
 	made := map[string]bool{".": true}
-	for _, f := range files {
-		if beforeChange != nil {
-			beforeChange(f.Path)
-		}
-		name := filepath.FromSlash(strings.TrimPrefix(f.Path, top+"/"))
+	mkdir := func(name string) error {
 		if dir := filepath.Dir(name); !made[dir] {
 			if err := sr.MkdirAll(dir, 0o755); err != nil {
 				return fmt.Errorf("create %s: %w", filepath.Join(sr.Name(), dir), err)
 			}
 			made[dir] = true
 		}
-		if err := sr.WriteFile(name, f.Content, 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", filepath.Join(sr.Name(), name), err)
+		return nil
+	}
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = filepath.FromSlash(strings.TrimPrefix(f.Path, top+"/"))
+	}
+	write := func(i int) error {
+		if err := createStaged(sd, names[i], files[i].Content); err != nil {
+			return fmt.Errorf("write %s: %w", filepath.Join(sr.Name(), names[i]), err)
+		}
+		return nil
+	}
+	if beforeChange != nil { // a test's hook: one file after the other
+		for i, f := range files {
+			beforeChange(f.Path)
+			if err := mkdir(names[i]); err != nil {
+				return err
+			}
+			if err := write(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, name := range names {
+		if err := mkdir(name); err != nil {
+			return err
+		}
+	}
+	errs := make([]error, len(files))
+	forEach(len(files), func(i int) { errs[i] = write(i) })
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
 	return nil
-}
-
-// checkTarget inspects the file a plan wants to write. It reports whether
-// the file already has these bytes, and refuses unsafe paths, symlinks,
-// non-files, and differing files gen does not own.
-func checkTarget(root *os.Root, f File, owned bool) (same bool, err error) {
-	if !safeRelPath(f.Path) {
-		return false, fmt.Errorf("refusing unsafe path %q: it is not a plain relative path", f.Path)
-	}
-	if err := checkParents(root, f.Path); err != nil {
-		return false, err
-	}
-	name, p := filepath.FromSlash(f.Path), shown(root, f.Path)
-	info, err := root.Lstat(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("check %s: %w", p, err)
-	}
-	if !info.Mode().IsRegular() {
-		return false, fmt.Errorf("refusing to replace %s: it is not a regular file (a symlink or directory); move it away", p)
-	}
-	old, err := root.ReadFile(name)
-	if err != nil {
-		return false, fmt.Errorf("read %s: %w", p, err)
-	}
-	if bytes.Equal(old, f.Content) {
-		return true, nil
-	}
-	if !owned {
-		return false, fmt.Errorf("refusing to overwrite %s: it was not generated by mcpcode (the manifest does not list it); move it away or delete it", p)
-	}
-	return false, nil
 }
 
 // removeStale removes the regular files the previous manifest owned that the
