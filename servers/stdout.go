@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+
+	"github.com/mcpcode/mcpcode/internal/hugeheap"
 )
 
 // stdoutFilter reads a stdio server's stdout and passes on only the lines
@@ -67,10 +69,32 @@ func (f *stdoutFilter) Read(p []byte) (int, error) {
 
 // readLine returns the next line, without limit on its length (a tool
 // result may be megabytes long; go-sdk bounds the frame itself).
+//
+// As bufio's ReadBytes, it keeps the full buffers of a long line and joins
+// them once: a 5 MB line is copied twice, not regrown and recopied twenty
+// times. Once a line reaches hugeheap.LargeBytes it says so
+// (hugeheap.Large): a process that allowed it, a one-shot run, then has
+// the rest of the line and the values made from it on huge pages.
 func (f *stdoutFilter) readLine() ([]byte, error) {
-	// ReadBytes keeps the full buffers of a long line and joins them once:
-	// a 5 MB line is copied twice, not regrown and recopied twenty times.
-	return f.r.ReadBytes('\n')
+	var full [][]byte
+	n := 0
+	for {
+		frag, err := f.r.ReadSlice('\n')
+		if err != bufio.ErrBufferFull {
+			line := make([]byte, n+len(frag))
+			at := 0
+			for _, b := range full {
+				at += copy(line[at:], b)
+			}
+			copy(line[at:], frag)
+			return line, err
+		}
+		if n < hugeheap.LargeBytes && n+len(frag) >= hugeheap.LargeBytes {
+			hugeheap.Large()
+		}
+		full = append(full, bytes.Clone(frag))
+		n += len(frag)
+	}
 }
 
 // Close leaves the pipe open: it is closed once the process has ended.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/mcpcode/mcpcode/internal/hugeheap"
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"github.com/mcpcode/mcpcode/runtime"
 )
@@ -165,7 +166,9 @@ func (r *wireReader) next() (*wireMessage, error) {
 		if raw.Content < 0 || raw.Structured < -1 {
 			return nil, errors.New("decoding a message: a result of negative size")
 		}
-		beforeLargeResult(raw.Content + max(raw.Structured, 0)) // huge pages for its values (hugeheap_linux.go)
+		if raw.Content+max(raw.Structured, 0) >= hugeheap.LargeBytes {
+			hugeheap.Large() // its values on huge pages (limitRuntime allows it)
+		}
 		res := &mcptool.Result{IsError: raw.IsError}
 		if raw.Content > 0 {
 			res.Content = make([]byte, raw.Content)

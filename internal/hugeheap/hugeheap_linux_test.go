@@ -1,33 +1,34 @@
 //go:build linux
 
-package worker
+package hugeheap
 
 import (
 	"bufio"
-	"context"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
-
-	"github.com/mcpcode/mcpcode/runtime"
 )
 
-// TestHugeHeapAdvised: once a large result is announced, heap allocated
-// afterwards lies in a mapping advised to use huge pages (VmFlags "hg"),
-// when the memory limit leaves room; not before one is announced.
-func TestHugeHeapAdvised(t *testing.T) {
+// TestAdvise: once Large is called in a process that allowed it, heap
+// allocated afterwards lies in a mapping advised to use huge pages
+// (VmFlags "hg"); not before Allow, and not for a memory limit too small.
+func TestAdvise(t *testing.T) {
 	if raceEnabled {
 		t.Skip("not done under the race detector")
 	}
-	beforeLargeResult(largeResultBytes) // not allowed yet: nothing happens
+	Large() // not allowed yet: nothing happens
 	if b := make([]byte, 8<<20); strings.Contains(vmFlags(t, uintptr(unsafe.Pointer(&b[0]))), " hg ") {
 		t.Skip("the heap is advised already (THP set up by someone else)")
 	}
-	allowHugeHeap(runtime.Limits{}.WithDefaults().Memory)
-	beforeLargeResult(largeResultBytes - 1) // too small: nothing happens
-	beforeLargeResult(largeResultBytes)
+	Allow(64<<20, 128<<20) // a limit under four times the room: not allowed
+	Large()
+	if b := make([]byte, 8<<20); strings.Contains(vmFlags(t, uintptr(unsafe.Pointer(&b[0]))), " hg ") {
+		t.Error("advised although the memory limit is too small")
+	}
+	Allow(64<<20, 1<<30)
+	Large()
 	b := make([]byte, 8<<20)
 	if flags := vmFlags(t, uintptr(unsafe.Pointer(&b[0]))); !strings.Contains(flags, " hg ") {
 		t.Errorf("the heap's mapping has VmFlags%s, want hg (MADV_HUGEPAGE)", flags)
@@ -67,22 +68,4 @@ func vmFlags(t *testing.T, addr uintptr) string {
 	}
 	t.Fatalf("no mapping holds %#x", addr)
 	return ""
-}
-
-// TestLargeResultInWorker: a result of several megabytes (the size that
-// has the worker advise huge pages for its values) reaches the program
-// whole.
-func TestLargeResultInWorker(t *testing.T) {
-	t.Parallel()
-	ws := newWorkspace(t, nil)
-	pool := NewPool(Options{Command: testWorkerCommand()})
-	defer pool.Close()
-	res := pool.Run(context.Background(), source(ws, `import { getSheet } from "servers/google-drive/getSheet";
-const sheet = await getSheet({ sheetId: "orders" });
-export default [sheet.rows.length, sheet.rows[9999].orderId, sheet.rows.filter((r) => r.Status === "pending").length];`),
-		runtime.RunOptions{Workspace: ws, Caller: sheetCaller{sheetResult(10000)}})
-	mustOK(t, res)
-	if string(res.Result) != `[10000,"ORD-109999",2500]` {
-		t.Errorf("result %s", res.Result)
-	}
 }
