@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/mcpcode/mcpcode/internal/hugeheap"
 	"github.com/mcpcode/mcpcode/internal/mcptool"
+	"github.com/mcpcode/mcpcode/internal/pipesize"
 	"github.com/mcpcode/mcpcode/runtime"
 )
 
@@ -149,6 +151,9 @@ type wireReader struct {
 }
 
 func newWireReader(r io.Reader, max int) *wireReader {
+	if f, ok := r.(*os.File); ok {
+		pipesize.Grow(f) // a large result in a few rounds (a worker's stdin)
+	}
 	return &wireReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
 }
 
