@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mcpcode/mcpcode/internal/mcptool"
 )
 
 // Server is one upstream server's catalog, as listed.
@@ -14,6 +16,18 @@ type Server struct {
 	Info         ServerInfo        // from initialize: serverInfo name/title/version
 	Instructions string            // from initialize
 	Tools        []json.RawMessage // each element: one tool object exactly as the server sent it in tools/list (all pages, server order)
+	// Parsed, when it has one element per element of Tools, are the
+	// caller's reads of them by mcptool.Parse (a listing parses the tools
+	// it lists), which Generate uses instead of parsing them again: each
+	// one whose Tool.Raw is the element of Tools itself (not a copy).
+	Parsed []ParsedTool
+}
+
+// ParsedTool is a tool definition as mcptool.Parse read it: the tool (its
+// Raw the definition) and the warnings.
+type ParsedTool struct {
+	Tool     mcptool.Tool
+	Warnings []string
 }
 
 // ServerInfo is the serverInfo an upstream server sent in initialize.
@@ -234,7 +248,11 @@ func parseServerTools(s *Server) ([]*parsedTool, []Warning) {
 	results := make([]parseResult, len(s.Tools))
 	forEach(len(s.Tools), func(i int) {
 		r := &results[i]
-		r.tool, r.msgs, r.ok = parseTool(s.Tools[i])
+		var pre *ParsedTool
+		if len(s.Parsed) == len(s.Tools) {
+			pre = &s.Parsed[i]
+		}
+		r.tool, r.msgs, r.ok = parseTool(s.Tools[i], pre)
 	})
 	var tools []*parsedTool
 	seen := map[string]bool{}

@@ -209,15 +209,15 @@ func lintServer(server string, tools []*parsedTool, targets []lintTarget) []Find
 		if n := utf8.RuneCountInString(t.Description); len(tools) >= lengthMinTools && n >= lengthFloor && n >= lengthRatio*median {
 			fs = append(fs, placed{LintLength, "description", fmt.Sprintf("the description has %d characters, %.0f times the median of this server's tools (%d); long descriptions can hide instructions", n, float64(n)/float64(max(median, 1)), median)})
 		}
-		for _, s := range toolStrings(t) {
-			if s.truncated {
-				fs = append(fs, placed{LintLength, s.where, fmt.Sprintf("the schema has more than %d descriptions, titles and property names; only the first %d were checked", maxLintStrings, maxLintStrings)})
-				continue
+		eachToolString(t, func(where func() string, text string, key, truncated bool) {
+			if truncated {
+				fs = append(fs, placed{LintLength, where(), fmt.Sprintf("the schema has more than %d descriptions, titles and property names; only the first %d were checked", maxLintStrings, maxLintStrings)})
+				return
 			}
-			for _, f := range lintText(s.text, s.key, own, mentionable) {
-				fs = append(fs, placed{f.kind, s.where, f.msg})
+			for _, f := range lintText(text, key, own, mentionable) {
+				fs = append(fs, placed{f.kind, where(), f.msg})
 			}
-		}
+		})
 		found[i] = fs
 	})
 	for i, t := range tools {
@@ -269,40 +269,38 @@ func medianOf(xs []int) int {
 	return (s[m-1] + s[m]) / 2
 }
 
-// lintString is one piece of a tool's metadata to check.
-type lintString struct {
-	where     string
-	text      string
-	key       bool // a property name: only checked for invisible characters
-	truncated bool // the schema has more texts than the lint checks
-}
-
-// toolStrings returns the tool's name, title, description and the
-// descriptions, titles and property names in its schemas, in a fixed order.
-func toolStrings(t *parsedTool) []lintString {
-	out := []lintString{
-		{where: "name", text: t.Name, key: true},
-		{where: "title", text: t.Title},
-		{where: "description", text: t.Description},
-	}
+// eachToolString calls fn with the tool's name, title, description and
+// the descriptions, titles and property names in its schemas, in a fixed
+// order: key marks a property name (or the tool's name), checked only for
+// invisible characters. where names the place ("description",
+// "inputSchema /properties/x/description"); it is built only when called,
+// during fn, for on 10,000 tools almost no text has a finding. A schema
+// with more than maxLintStrings texts ends with one more call, truncated
+// set and no text.
+func eachToolString(t *parsedTool, fn func(where func() string, text string, key, truncated bool)) {
+	fixed := func(w string) func() string { return func() string { return w } }
+	fn(fixed("name"), t.Name, true, false)
+	fn(fixed("title"), t.Title, false, false)
+	fn(fixed("description"), t.Description, false, false)
 	for _, sch := range []struct {
 		name string
 		v    *value
 	}{{"inputSchema", t.input}, {"outputSchema", t.output}} {
 		n := 0
-		complete := walkSchemaStrings(sch.v, "", func(ptr, text string, key bool) bool {
+		var path []string
+		where := func() string { return sch.name + " " + ptrOrRoot(pointer(path)) }
+		complete := walkSchemaStrings(sch.v, &path, func(text string, key bool) bool {
 			if n == maxLintStrings {
 				return false
 			}
 			n++
-			out = append(out, lintString{where: sch.name + " " + ptrOrRoot(ptr), text: text, key: key})
+			fn(where, text, key, false)
 			return true
 		})
 		if !complete {
-			out = append(out, lintString{where: sch.name, truncated: true})
+			fn(fixed(sch.name), "", false, true)
 		}
 	}
-	return out
 }
 
 func ptrOrRoot(p string) string {
@@ -312,39 +310,53 @@ func ptrOrRoot(p string) string {
 	return p
 }
 
+// pointer is the JSON pointer of a path of keys and indexes.
+func pointer(path []string) string {
+	var b strings.Builder
+	for _, seg := range path {
+		b.WriteByte('/')
+		b.WriteString(escapePointer(seg))
+	}
+	return b.String()
+}
+
 // walkSchemaStrings calls fn with every "description" and "title" string
 // and every key of a "properties" object in a schema, depth first (a
-// property's name, then its schema), until fn returns false. It reports
-// whether it saw everything.
-func walkSchemaStrings(v *value, ptr string, fn func(ptr, text string, key bool) bool) bool {
+// property's name, then its schema), until fn returns false; *path is the
+// place of the text during each call (keys and indexes, unescaped). It
+// reports whether it saw everything.
+func walkSchemaStrings(v *value, path *[]string, fn func(text string, key bool) bool) bool {
 	if v == nil {
 		return true
 	}
+	depth := len(*path)
+	defer func() { *path = (*path)[:depth] }()
 	switch v.kind {
 	case jsonObject:
 		for _, m := range v.members {
-			p := ptr + "/" + escapePointer(m.key)
+			*path = append((*path)[:depth], m.key)
 			switch {
 			case (m.key == "description" || m.key == "title") && m.val.kind == jsonString:
-				if !fn(p, m.val.text, false) {
+				if !fn(m.val.text, false) {
 					return false
 				}
 			case m.key == "properties" && m.val.kind == jsonObject:
 				for _, pm := range m.val.members {
-					pp := p + "/" + escapePointer(pm.key)
-					if !fn(pp, pm.key, true) || !walkSchemaStrings(pm.val, pp, fn) {
+					*path = append((*path)[:depth+1], pm.key)
+					if !fn(pm.key, true) || !walkSchemaStrings(pm.val, path, fn) {
 						return false
 					}
 				}
 			default:
-				if !walkSchemaStrings(m.val, p, fn) {
+				if !walkSchemaStrings(m.val, path, fn) {
 					return false
 				}
 			}
 		}
 	case jsonArray:
 		for i, item := range v.items {
-			if !walkSchemaStrings(item, ptr+"/"+strconv.Itoa(i), fn) {
+			*path = append((*path)[:depth], strconv.Itoa(i))
+			if !walkSchemaStrings(item, path, fn) {
 				return false
 			}
 		}

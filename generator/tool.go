@@ -19,11 +19,18 @@ type parsedTool struct {
 
 // parseTool reads one raw tool object. ok is false when the tool cannot be
 // generated at all (not JSON, not an object, no string name); otherwise
-// fields of the wrong type are ignored with a warning.
-func parseTool(raw json.RawMessage) (t parsedTool, warnings []string, ok bool) {
-	tool, warnings, err := mcptool.Parse(raw)
-	if err != nil {
-		return t, []string{err.Error() + "; skipped"}, false
+// fields of the wrong type are ignored with a warning. pre, when not nil,
+// is raw as mcptool.Parse read it already: used when its Raw is raw itself
+// (the same bytes in memory, so Parse accepted them), else raw is parsed.
+func parseTool(raw json.RawMessage, pre *ParsedTool) (t parsedTool, warnings []string, ok bool) {
+	var tool mcptool.Tool
+	if pre != nil && len(raw) > 0 && len(pre.Tool.Raw) == len(raw) && &pre.Tool.Raw[0] == &raw[0] {
+		tool, warnings = pre.Tool, pre.Warnings
+	} else {
+		var err error
+		if tool, warnings, err = mcptool.Parse(raw); err != nil {
+			return t, []string{err.Error() + "; skipped"}, false
+		}
 	}
 	// Parse accepted it: raw is valid JSON.
 	t.hash = compactHash(raw)

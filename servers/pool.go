@@ -8,9 +8,11 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpcode/mcpcode/internal/mcptool"
@@ -99,6 +101,10 @@ type Listing struct {
 	ConnectTime       time.Duration  `json:"-"`
 	// Warnings name tool definitions that could not be read.
 	Warnings []string `json:"warnings,omitempty"`
+	// ToolWarnings are mcptool.Parse's warnings of each of Tools (fields
+	// of the wrong type, ignored), for gen, which reads the tools as they
+	// were parsed here instead of parsing them again.
+	ToolWarnings [][]string `json:"-"`
 }
 
 // Tool returns the tool of that name.
@@ -623,21 +629,52 @@ func (u *upstream) list(ctx context.Context, sess *mcp.ClientSession) (*Listing,
 			return nil, err
 		}
 	}
+	parsed := parseTools(raw)
 	seen := map[string]bool{}
-	for _, r := range raw {
-		t, _, err := mcptool.Parse(r)
-		if err != nil {
-			l.Warnings = append(l.Warnings, err.Error())
+	for _, p := range parsed {
+		if p.err != nil {
+			l.Warnings = append(l.Warnings, p.err.Error())
 			continue
 		}
-		if seen[t.Name] {
-			l.Warnings = append(l.Warnings, fmt.Sprintf("tool %q is listed twice; the first is used", t.Name))
+		if seen[p.tool.Name] {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("tool %q is listed twice; the first is used", p.tool.Name))
 			continue
 		}
-		seen[t.Name] = true
-		l.Tools = append(l.Tools, t)
+		seen[p.tool.Name] = true
+		l.Tools = append(l.Tools, p.tool)
+		l.ToolWarnings = append(l.ToolWarnings, p.warnings)
 	}
 	return l, nil
+}
+
+type parsedTool struct {
+	tool     mcptool.Tool
+	warnings []string
+	err      error
+}
+
+// parseTools parses raw tool definitions, a large catalog on every core.
+func parseTools(raw []json.RawMessage) []parsedTool {
+	out := make([]parsedTool, len(raw))
+	const chunk = 64
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), (len(raw)+chunk-1)/chunk) {
+		wg.Go(func() {
+			for {
+				start := int(next.Add(chunk)) - chunk
+				if start >= len(raw) {
+					return
+				}
+				for i := start; i < min(start+chunk, len(raw)); i++ {
+					p := &out[i]
+					p.tool, p.warnings, p.err = mcptool.Parse(raw[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 func (u *upstream) relist(ctx context.Context) (*Listing, error) {

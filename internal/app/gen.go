@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpcode/mcpcode/generator"
+	"github.com/mcpcode/mcpcode/internal/hugeheap"
 	"github.com/mcpcode/mcpcode/internal/layout"
 	"github.com/mcpcode/mcpcode/servers"
 )
@@ -133,6 +134,11 @@ func (w *Workspace) Generate(ctx context.Context, pool *servers.Pool, o GenOptio
 		o.OnStart(names)
 	}
 	statuses := pool.ConnectAll(ctx, names, o.OnListed)
+	if listedBytes(statuses) >= largeCatalogBytes {
+		// Generating builds a heap of some 25 times the catalog: on huge
+		// pages, if the process allowed them (a one-shot gen).
+		hugeheap.Large()
+	}
 
 	var listed []generator.Server
 	var keep []string
@@ -149,6 +155,7 @@ func (w *Workspace) Generate(ctx context.Context, pool *servers.Pool, o GenOptio
 			Info:         generator.ServerInfo{Name: l.ServerName, Title: l.ServerTitle, Version: l.ServerVersion, Description: l.ServerDescription},
 			Instructions: l.Instructions,
 			Tools:        l.RawTools(),
+			Parsed:       parsedTools(l),
 		})
 	}
 	for _, s := range prev.Servers {
@@ -247,6 +254,36 @@ func ErrorReason(err error) string {
 		return se.Err.Error()
 	}
 	return err.Error()
+}
+
+// largeCatalogBytes is the size of the tool definitions listed from which
+// gen asks for huge pages (hugeheap.Large): about 3,000 tools.
+const largeCatalogBytes = 4 << 20
+
+// listedBytes is the size of the tool definitions listed.
+func listedBytes(statuses []servers.Status) int {
+	n := 0
+	for _, st := range statuses {
+		if st.Listing != nil {
+			for _, t := range st.Listing.Tools {
+				n += len(t.Raw)
+			}
+		}
+	}
+	return n
+}
+
+// parsedTools are the listing's tools as it parsed them, for
+// generator.Server.Parsed (nil when it did not keep their warnings).
+func parsedTools(l *servers.Listing) []generator.ParsedTool {
+	if len(l.ToolWarnings) != len(l.Tools) {
+		return nil
+	}
+	out := make([]generator.ParsedTool, len(l.Tools))
+	for i, t := range l.Tools {
+		out[i] = generator.ParsedTool{Tool: t, Warnings: l.ToolWarnings[i]}
+	}
+	return out
 }
 
 func nonNil(s []string) []string {
