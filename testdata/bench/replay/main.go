@@ -4,6 +4,8 @@
 //	replay record FILE -- COMMAND [ARG...]   ask a real stdio server once and keep its answers
 //	replay catalog FILE -n N -corpus DIR      a server of N tools: the corpus's, cycled and renamed
 //	replay serve FILE                         answer as that server did
+//	replay client [-tool T] [-args JSON] -- COMMAND [ARG...]
+//	                                          the least a client does: one call, its answer read and dropped
 //
 // record sends initialize, tools/list and one tools/call (-tool, -args) to
 // the server and writes the three results to FILE, one per line, as the
@@ -13,6 +15,14 @@
 // exits when its stdin closes. A tools/list of more than 1 MB is served in
 // pages of 500 tools. A result is written as bytes prepared
 // before the request came: only the request's id is spliced in.
+//
+// client starts a stdio server, sends it initialize, initialized, tools/list
+// and one tools/call, reads each answer through one reused 64 KiB buffer and
+// drops it, closes the server's stdin and waits for it to exit. Timed as a
+// whole process against replay serve, it is the server's own share of a
+// flow (its start, reading its recording, writing the answer) plus a bare
+// pipe read: what is left of a client's time after subtracting it is the
+// client's own.
 package main
 
 import (
@@ -53,6 +63,15 @@ func main() {
 		catalog(file, *n, *corpus)
 	case "serve":
 		serve(os.Args[2])
+	case "client":
+		fs := flag.NewFlagSet("client", flag.ExitOnError)
+		tool := fs.String("tool", "getSheet", "the tool to call")
+		args := fs.String("args", `{"sheetId":"abc123"}`, "the call's arguments")
+		_ = fs.Parse(os.Args[2:])
+		if fs.NArg() == 0 {
+			fail("client: no server command after --")
+		}
+		client(*tool, json.RawMessage(*args), fs.Args())
 	default:
 		fail("unknown mode %q", os.Args[1])
 	}
@@ -228,6 +247,44 @@ func serve(file string) {
 		}
 		check(err)
 	}
+}
+
+func client(tool string, args json.RawMessage, argv []string) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	check(err)
+	out, err := cmd.StdoutPipe()
+	check(err)
+	check(cmd.Start())
+	r := bufio.NewReaderSize(out, 64<<10)
+	id := 0
+	ask := func(method string, params any) int {
+		id++
+		msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+		_, err := in.Write(append(msg, '\n'))
+		check(err)
+		n := 0
+		for {
+			chunk, err := r.ReadSlice('\n')
+			n += len(chunk)
+			if err == nil {
+				return n // the answer (a server that logs to stdout is not what this measures)
+			}
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				fail("%s: %v", method, err)
+			}
+		}
+	}
+	ask("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "replay", "version": "1"}})
+	_, err = in.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+	check(err)
+	ask("tools/list", map[string]any{})
+	if n := ask("tools/call", map[string]any{"name": tool, "arguments": args}); n < 2 {
+		fail("tools/call: no answer")
+	}
+	in.Close()
+	check(cmd.Wait())
 }
 
 func check(err error) {
