@@ -36,7 +36,7 @@ func TestWriteRaceSymlinkSwapCannotEscape(t *testing.T) {
 		t.Fatal(err)
 	}
 	swapped := false
-	_, err = write(w.out, w.manifest, plan, func(rel string) {
+	_, err = write(w.out, w.manifest, nil, plan, func(rel string) {
 		if swapped || !strings.HasPrefix(rel, "google-drive/") {
 			return
 		}
@@ -76,7 +76,7 @@ func TestWriteRaceSymlinkSwapCannotRemoveOutside(t *testing.T) {
 		t.Fatal(err)
 	}
 	swapped := false
-	_, err = write(w.out, w.manifest, plan, func(rel string) {
+	_, err = write(w.out, w.manifest, nil, plan, func(rel string) {
 		if swapped || !strings.HasPrefix(rel, "slack/") {
 			return
 		}

@@ -320,6 +320,9 @@ func generateServer(s *Server, dir string, tools []*parsedTool, findings []Findi
 	forEach(len(tools), func(i int) {
 		t := tools[i]
 		out[i].content, out[i].msgs = renderTool(s, t, assigned[t.Name], byTool[t.Name])
+		// Its schemas are not needed any more: the memory of 10,000 of
+		// them is the next tools' (a heap that grows less).
+		t.input, t.output = nil, nil
 	})
 	files := make([]File, 0, len(tools)+1)
 	index := make([]indexEntry, 0, len(tools))
@@ -336,9 +339,9 @@ func generateServer(s *Server, dir string, tools []*parsedTool, findings []Findi
 			SHA256:          t.hash,
 			Title:           t.Title,
 			Hints:           t.Hints,
-			HasOutputSchema: t.output != nil,
+			HasOutputSchema: t.hasOutput,
 		})
-		index = append(index, indexEntry{function: n.Function, typ: n.Type, summary: toolSummary(t), hasOutput: t.output != nil, lint: warningKinds(byTool[t.Name]), unusable: unusableReason(t)})
+		index = append(index, indexEntry{function: n.Function, typ: n.Type, summary: toolSummary(t), hasOutput: t.hasOutput, lint: warningKinds(byTool[t.Name]), unusable: unusableReason(t)})
 	}
 	files = append(files, File{dir + "/index.ts", renderIndex(s, index)})
 	for _, f := range files {

@@ -41,7 +41,7 @@ func TestWriteStagesNewServerDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	var order []string
-	sum, err := write(w.out, w.manifest, plan, func(rel string) { order = append(order, rel) })
+	sum, err := write(w.out, w.manifest, nil, plan, func(rel string) { order = append(order, rel) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestWriteStagesNewServerDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	var changed []string
-	if _, err := write(w.out, w.manifest, again, func(rel string) { changed = append(changed, rel) }); err != nil {
+	if _, err := write(w.out, w.manifest, nil, again, func(rel string) { changed = append(changed, rel) }); err != nil {
 		t.Fatal(err)
 	}
 	if len(changed) != 0 {
@@ -80,7 +80,7 @@ func TestWriteStagedDirIsAllOrNothing(t *testing.T) {
 		t.Parallel()
 		w := newWorkspace(t)
 		n := 0
-		_, err := write(w.out, w.manifest, plan, func(rel string) {
+		_, err := write(w.out, w.manifest, nil, plan, func(rel string) {
 			if strings.HasPrefix(rel, "google-drive/") {
 				if n++; n == 2 {
 					// The staging directory vanishes under the writer.
@@ -98,7 +98,7 @@ func TestWriteStagedDirIsAllOrNothing(t *testing.T) {
 	t.Run("a directory appears", func(t *testing.T) {
 		t.Parallel()
 		w := newWorkspace(t)
-		_, err := write(w.out, w.manifest, plan, func(rel string) {
+		_, err := write(w.out, w.manifest, nil, plan, func(rel string) {
 			if rel == "google-drive" {
 				_ = os.MkdirAll(filepath.Join(w.out, "google-drive"), 0o755)
 				_ = os.WriteFile(filepath.Join(w.out, "google-drive", "mine.txt"), []byte("user file"), 0o644)
@@ -118,7 +118,7 @@ func TestWriteStagedDirIsAllOrNothing(t *testing.T) {
 		if err := os.Mkdir(outside, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		_, err := write(w.out, w.manifest, plan, func(rel string) {
+		_, err := write(w.out, w.manifest, nil, plan, func(rel string) {
 			if rel == "google-drive" {
 				_ = os.Symlink(outside, filepath.Join(w.out, "google-drive"))
 			}

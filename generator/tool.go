@@ -12,9 +12,11 @@ import (
 // tool contract plus the schemas as ordered JSON values.
 type parsedTool struct {
 	mcptool.Tool
-	input  *value // nil when absent
-	output *value // nil when absent or null
-	hash   string // sha256 of the compacted raw JSON
+	input  *value // nil when absent (or once the tool is rendered)
+	output *value // nil when absent or null (or once the tool is rendered)
+	// hasOutput: the tool has an output schema.
+	hasOutput bool
+	hash      string // sha256 of the compacted raw JSON
 }
 
 // parseTool reads one raw tool object. ok is false when the tool cannot be
@@ -39,6 +41,7 @@ func parseTool(raw json.RawMessage, pre *ParsedTool) (t parsedTool, warnings []s
 	t.input = v.get("inputSchema")
 	if out := v.get("outputSchema"); out != nil && out.kind != jsonNull {
 		t.output = out
+		t.hasOutput = true
 	}
 	return t, warnings, true
 }

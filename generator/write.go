@@ -40,18 +40,33 @@ const (
 // touched, even when a directory is swapped for a symlink while Write runs
 // (that write fails instead); a symlink found inside outDir is refused.
 func Write(outDir, manifestPath string, plan *Plan) (*Summary, error) {
-	return write(outDir, manifestPath, plan, nil)
+	return write(outDir, manifestPath, nil, plan, nil)
 }
 
-// write is Write; beforeChange, when not nil, runs just before each file is
-// written or removed, so tests can change the tree at the worst moment.
-func write(outDir, manifestPath string, plan *Plan, beforeChange func(rel string)) (*Summary, error) {
-	prev, err := ReadManifest(manifestPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		prev, err = &Manifest{Version: ManifestVersion}, nil
+// WriteWith is Write for a caller that has read the manifest at
+// manifestPath already and keeps it from changing meanwhile (gen holds the
+// workspace's lock): prev is that manifest (nil: there is none), not read
+// and decoded again (4 MB for 10,000 tools).
+func WriteWith(outDir, manifestPath string, prev *Manifest, plan *Plan) (*Summary, error) {
+	if prev == nil {
+		prev = &Manifest{Version: ManifestVersion}
 	}
-	if err != nil {
-		return nil, err
+	return write(outDir, manifestPath, prev, plan, nil)
+}
+
+// write is Write; prev, when not nil, is the manifest at manifestPath;
+// beforeChange, when not nil, runs just before each file is written or
+// removed, so tests can change the tree at the worst moment.
+func write(outDir, manifestPath string, prev *Manifest, plan *Plan, beforeChange func(rel string)) (*Summary, error) {
+	if prev == nil {
+		var err error
+		prev, err = ReadManifest(manifestPath)
+		if errors.Is(err, fs.ErrNotExist) {
+			prev, err = &Manifest{Version: ManifestVersion}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	root, err := openOutRoot(outDir)
 	if err != nil {

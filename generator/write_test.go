@@ -433,3 +433,37 @@ func TestWriteRemovalDoesNotFollowSymlinks(t *testing.T) {
 		t.Errorf("removal followed a symlink: before %v, after %v", before, after)
 	}
 }
+
+// TestWriteWithKnownManifest: WriteWith, given the manifest on disk, does
+// what Write does (a rerun writes nothing; a removed tool's file goes).
+func TestWriteWithKnownManifest(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	a, b := tool(t, "get_document", "Gets.", nil), tool(t, "list_documents", "Lists.", nil)
+	plan, err := Generate([]Server{driveServer(t, a, b)}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteWith(w.out, w.manifest, nil, plan); err != nil {
+		t.Fatal(err)
+	}
+	prev, err := ReadManifest(w.manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := WriteWith(w.out, w.manifest, prev, plan)
+	if err != nil || sum.ManifestWritten || len(sum.Servers[0].Files.Written) != 0 {
+		t.Fatalf("rerun: %v, %+v", err, sum)
+	}
+	smaller, err := Generate([]Server{driveServer(t, a)}, Options{Previous: prev})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err = WriteWith(w.out, w.manifest, prev, smaller)
+	if err != nil || !slices.Equal(sum.Servers[0].Files.Removed, []string{"google-drive/listDocuments.ts"}) || !slices.Equal(sum.Servers[0].ToolsRemoved, []string{"list_documents"}) {
+		t.Fatalf("a tool removed: %v, %+v", err, sum)
+	}
+	if _, err := os.Stat(filepath.Join(w.out, "google-drive", "listDocuments.ts")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the removed tool's file is still there: %v", err)
+	}
+}

@@ -190,7 +190,7 @@ func (w *Workspace) Generate(ctx context.Context, pool *servers.Pool, o GenOptio
 			}
 		}
 	}
-	sum, err := generator.Write(outDir, manifestPath, plan)
+	sum, err := generator.WriteWith(outDir, manifestPath, prev, plan) // the lock keeps prev the manifest on disk
 	if err != nil {
 		return nil, err
 	}
