@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/mcpcode/mcpcode/internal/hugeheap"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // stdoutFilter reads a stdio server's stdout and passes on only the lines
@@ -67,8 +69,17 @@ func (f *stdoutFilter) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// readLine returns the next line, without limit on its length (a tool
-// result may be megabytes long; go-sdk bounds the frame itself).
+// maxLine bounds a line of a stdio server's stdout: go-sdk's bound on a
+// frame (mcp.DefaultMaxLineLength, 16 MiB), which the tap would otherwise
+// bypass (it takes a tool result off the line before go-sdk reads it).
+const maxLine = mcp.DefaultMaxLineLength
+
+// errLineTooLong ends the stream of a server that sends a longer line.
+var errLineTooLong = fmt.Errorf("the server sent a line of more than %d MiB on stdout, more than a message may be", maxLine>>20)
+
+// readLine returns the next line, of at most maxLine bytes (a tool result
+// may be megabytes long); a longer one is an error, found before more than
+// maxLine bytes of it are held.
 //
 // As bufio's ReadBytes, it keeps the full buffers of a long line and joins
 // them once: a 5 MB line is copied twice, not regrown and recopied twenty
@@ -81,6 +92,9 @@ func (f *stdoutFilter) readLine() ([]byte, error) {
 	for {
 		frag, err := f.r.ReadSlice('\n')
 		if err != bufio.ErrBufferFull {
+			if n+len(frag) > maxLine {
+				return nil, errLineTooLong
+			}
 			line := make([]byte, n+len(frag))
 			at := 0
 			for _, b := range full {
@@ -88,6 +102,9 @@ func (f *stdoutFilter) readLine() ([]byte, error) {
 			}
 			copy(line[at:], frag)
 			return line, err
+		}
+		if n+len(frag) > maxLine {
+			return nil, errLineTooLong
 		}
 		if n < hugeheap.LargeBytes && n+len(frag) >= hugeheap.LargeBytes {
 			hugeheap.Large()

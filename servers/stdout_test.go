@@ -2,6 +2,7 @@ package servers
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -39,5 +40,46 @@ func TestReadLineLong(t *testing.T) {
 		if bytes.ContainsRune(got[3], 'z') || got[0][0] != 'a' {
 			t.Error("lines share a buffer")
 		}
+	}
+}
+
+// countingReader serves n bytes of 'x' then a newline, counting what was
+// read, without holding them.
+type countingReader struct{ n, served int }
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if c.served > c.n {
+		return 0, io.EOF
+	}
+	i := 0
+	for ; i < len(p) && c.served < c.n; i++ {
+		p[i] = 'x'
+		c.served++
+	}
+	if i < len(p) && c.served == c.n {
+		p[i] = '\n'
+		c.served++
+		i++
+	}
+	return i, nil
+}
+
+// TestReadLineBounded: a line longer than go-sdk's bound on a frame ends
+// the stream with an error before much more than the bound is read; one
+// of exactly the bound is read whole.
+func TestReadLineBounded(t *testing.T) {
+	t.Parallel()
+	src := &countingReader{n: 3 * maxLine}
+	f := newStdoutFilter(src, func([]byte) {})
+	if _, err := io.ReadAll(f); !errors.Is(err, errLineTooLong) {
+		t.Errorf("reading a %d MiB line: %v, want errLineTooLong", src.n>>20, err)
+	}
+	if src.served > maxLine+128<<10 {
+		t.Errorf("%d MiB read before the line was refused, want at most the bound", src.served>>20)
+	}
+	ok := &countingReader{n: maxLine - 1}
+	line, err := newStdoutFilter(ok, func([]byte) {}).readLine()
+	if err != nil || len(line) != maxLine {
+		t.Errorf("a line of the bound: %d bytes, %v", len(line), err)
 	}
 }
