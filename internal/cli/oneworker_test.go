@@ -2,16 +2,12 @@ package cli
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mcpcode/mcpcode/internal/workerstart"
 )
 
 // TestRunStartsExactlyOneWorker: `mcpcode run` in worker isolation has one
@@ -50,7 +46,7 @@ func TestRunStartsExactlyOneWorker(t *testing.T) {
 					}
 					watching = false
 				case <-time.After(20 * time.Millisecond):
-					most = max(most, workerChildren(t, cmd.Process.Pid))
+					most = max(most, len(workerPIDs(t, cmd.Process.Pid)))
 				}
 			}
 			if !strings.Contains(out.String(), "waited") {
@@ -61,32 +57,4 @@ func TestRunStartsExactlyOneWorker(t *testing.T) {
 			}
 		})
 	}
-}
-
-// workerChildren counts the processes whose parent is pid and whose
-// command is this binary's worker command.
-func workerChildren(t *testing.T, pid int) int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		cmdline, err1 := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		stat, err2 := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err1 != nil || err2 != nil {
-			continue // gone meanwhile
-		}
-		args := strings.Split(strings.TrimSuffix(string(cmdline), "\x00"), "\x00")
-		// stat: pid (comm) state ppid ...; comm may hold spaces.
-		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-		if len(args) == 2 && args[1] == workerstart.Arg && len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
-			n++
-		}
-	}
-	return n
 }

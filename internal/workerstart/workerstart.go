@@ -46,11 +46,15 @@ type Process struct {
 // Start starts a worker process: path with argv (argv[0] included) in dir
 // ("" for this process's), with env, or an empty environment when env is
 // nil (it should hold nothing secret), in its own process group, killed
-// by the kernel if the parent dies (Linux), its standard streams pipes.
+// by the kernel if the parent dies (Linux), its standard streams pipes,
+// and no other descriptor of this process: descriptors this process
+// inherited open across exec (an agent host's socket, a shell's 3<file)
+// are first made close-on-exec, for every process it starts from then on.
 func Start(path string, argv, env []string, dir string) (*Process, error) {
 	if env == nil {
 		env = []string{}
 	}
+	keepDescriptorsFromChildren()
 	var files []*os.File
 	closeAll := func() {
 		for _, f := range files {
@@ -133,10 +137,16 @@ func Discard() {
 	p.Stderr.Close()
 }
 
+// RunBoolFlags are the run command's flags that take no value: every other
+// flag of it takes one, as the next argument when not written -flag=value.
+// The CLI's tests keep this list equal to the run command's flag set.
+var RunBoolFlags = []string{"json"}
+
 // wantsEarlyWorker says whether the command line is a run that will need a
-// worker process: `run` without isolation "none" and without asking for
-// help. It reads the flags as the run command does (they may follow the
-// program's file; "--" ends them); a wrong guess costs only time, since an
+// worker process: `run` without isolation other than "worker" and without
+// asking for help. It reads the flags as the run command's flag set does
+// (they may follow the program's file; a flag's value is never a flag; "--"
+// in a flag's place ends them). A wrong guess costs only time, since an
 // unused early worker is discarded and a run without one starts its own.
 func wantsEarlyWorker(args []string) bool {
 	if len(args) == 0 || args[0] != "run" {
@@ -147,21 +157,44 @@ func wantsEarlyWorker(args []string) bool {
 		if a == "--" {
 			break
 		}
-		switch a {
-		case "-h", "-help", "--help":
+		if len(a) < 2 || a[0] != '-' {
+			continue // the program's file, or - for stdin
+		}
+		name := a[1:]
+		if name[0] == '-' {
+			name = name[1:]
+		}
+		value, hasValue := "", false
+		for j := 0; j < len(name); j++ {
+			if name[j] == '=' {
+				name, value, hasValue = name[:j], name[j+1:], true
+				break
+			}
+		}
+		switch {
+		case name == "h" || name == "help":
 			return false
-		case "-isolation", "--isolation":
-			if i+1 < len(args) && args[i+1] != "worker" {
-				return false
+		case isRunBoolFlag(name):
+			continue
+		case !hasValue:
+			if i+1 >= len(args) {
+				return false // a usage error
 			}
 			i++
-			continue
+			value = args[i]
 		}
-		for _, prefix := range []string{"-isolation=", "--isolation="} {
-			if len(a) > len(prefix) && a[:len(prefix)] == prefix && a[len(prefix):] != "worker" {
-				return false
-			}
+		if name == "isolation" && value != "worker" {
+			return false
 		}
 	}
 	return true
+}
+
+func isRunBoolFlag(name string) bool {
+	for _, b := range RunBoolFlags {
+		if b == name {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpcode/mcpcode/internal/workerstart"
+)
+
+// TestAdversarialIsolationNoneStartsNoWorker: `mcpcode run` that runs its
+// program in-process (--isolation none) must have no worker process. The
+// early start (internal/workerstart's init) guesses the isolation from the
+// command line, stopping at "--"; but "--" can be the value of a string
+// flag (--record here), after which --isolation none is still a flag.
+// A worker so started would serve nothing, but live, a second process of
+// the binary, for the whole run.
+func TestAdversarialIsolationNoneStartsNoWorker(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("counts processes through /proc")
+	}
+	t.Parallel()
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, "mcp.json"), `{"mcpServers":{}}`)
+	writeFile(t, filepath.Join(ws, "wait.ts"), `await new Promise((r) => setTimeout(r, 1500)); console.log("waited");`)
+	cmd := exec.Command(binary, "run", "--record", "--", "--isolation", "none", "wait.ts")
+	cmd.Dir = ws
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	most := 0
+	for watching := true; watching; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("mcpcode run: %v\n%s", err, out.String())
+			}
+			watching = false
+		case <-time.After(20 * time.Millisecond):
+			most = max(most, len(workerPIDs(t, cmd.Process.Pid)))
+		}
+	}
+	if !strings.Contains(out.String(), "waited") {
+		t.Fatalf("output %q, want the program's", out.String())
+	}
+	if most != 0 {
+		t.Errorf("a run with --isolation none had %d worker process(es) beside it, want none", most)
+	}
+}
+
+// workerPIDs returns the processes whose parent is pid and whose command
+// is this binary's worker command.
+func workerPIDs(t *testing.T, pid int) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []string
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		cmdline, err1 := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		stat, err2 := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err1 != nil || err2 != nil {
+			continue // gone meanwhile
+		}
+		args := strings.Split(strings.TrimSuffix(string(cmdline), "\x00"), "\x00")
+		// stat: pid (comm) state ppid ...; comm may hold spaces.
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(args) == 2 && args[1] == workerstart.Arg && len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
+}
+
+// TestAdversarialWorkerHoldsNoInheritedFD: the worker process of a real
+// `mcpcode run` (started early, in the binary's init) holds only its
+// three pipes. Here mcpcode is started with a secret file open as fd 3
+// (as an agent host or a shell's `3<file` would leave it, without
+// close-on-exec); the worker must not have it.
+func TestAdversarialWorkerHoldsNoInheritedFD(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	t.Parallel()
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, "mcp.json"), `{"mcpServers":{}}`)
+	writeFile(t, filepath.Join(ws, "wait.ts"), `await new Promise((r) => setTimeout(r, 1500)); console.log("waited");`)
+	secret := filepath.Join(t.TempDir(), "host-secret")
+	writeFile(t, secret, "HOST-SECRET")
+	f, err := os.Open(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command(binary, "run", "wait.ts")
+	cmd.Dir = ws
+	cmd.ExtraFiles = []*os.File{f} // fd 3 of mcpcode
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var leaked []string
+	for watching := true; watching; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("mcpcode run: %v\n%s", err, out.String())
+			}
+			watching = false
+		case <-time.After(20 * time.Millisecond):
+			for _, pid := range workerPIDs(t, cmd.Process.Pid) {
+				ents, _ := os.ReadDir(filepath.Join("/proc", pid, "fd"))
+				for _, e := range ents {
+					if n, _ := strconv.Atoi(e.Name()); n > 2 {
+						if target, err := os.Readlink(filepath.Join("/proc", pid, "fd", e.Name())); err == nil && target == secret {
+							leaked = append(leaked, "worker "+pid+" fd "+e.Name()+" -> "+target)
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(leaked) > 0 {
+		t.Errorf("the worker process holds a descriptor mcpcode inherited: %q", leaked[0])
+	}
+}
+
+// TestRunBoolFlagsMatchTheRunCommand: the early start's reading of a run's
+// command line (internal/workerstart) knows which of its flags take no
+// value; they must be exactly the run command's boolean flags, or a flag's
+// value would be read as a flag (or a flag as a value).
+func TestRunBoolFlagsMatchTheRunCommand(t *testing.T) {
+	t.Parallel()
+	ta := newTestApp(t)
+	ta.run("run", "-h")
+	var bools []string
+	for _, line := range strings.Split(ta.stderr.String()+ta.stdout.String(), "\n") {
+		// flag.PrintDefaults: "  -name type" for flags with a value, "  -name" for booleans.
+		if fields := strings.Fields(line); strings.HasPrefix(line, "  -") && len(fields) == 1 {
+			bools = append(bools, strings.TrimPrefix(fields[0], "-"))
+		}
+	}
+	if strings.Join(bools, " ") != strings.Join(workerstart.RunBoolFlags, " ") {
+		t.Errorf("run's boolean flags are %q; workerstart.RunBoolFlags is %q", bools, workerstart.RunBoolFlags)
+	}
+}
