@@ -322,16 +322,31 @@ func (s *Session) learn(server string, res *mcptool.Result) {
 			s.learnValue(server, v)
 		}
 	}
-	var blocks []map[string]any
+	var blocks []json.RawMessage
 	if json.Unmarshal(res.Content, &blocks) != nil {
 		return
 	}
-	for _, b := range blocks {
-		text, isText := b["text"].(string)
-		if !isText || b["type"] != "text" {
+	for _, raw := range blocks {
+		var b map[string]any
+		if json.Unmarshal(raw, &b) != nil {
+			continue
+		}
+		// The block's text as the program gets it (mcptool.Result.Text,
+		// the runtime's content text): keys matched as encoding/json
+		// matches struct fields, so "Text" can be the text too.
+		var tb struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(raw, &tb) != nil || tb.Type != "text" {
 			s.learnValue(server, b)
 			continue
 		}
+		text := tb.Text
+		if b["text"] == text {
+			delete(b, "text") // learned below, once
+		}
+		s.learnValue(server, b) // every other value of the block
 		if len(res.StructuredContent) > 0 && text == string(res.StructuredContent) {
 			continue // the same JSON, already learned
 		}
