@@ -410,23 +410,32 @@ func steeringWords(text string) steeringNeeds {
 		lower = strings.NewReplacer("ſ", "s", "K", "k").Replace(lower)
 	}
 	var n steeringNeeds
-	if strings.ContainsAny(lower, "<[") {
+	// hiddenBlock: "<important>", "</ system >", "<!--", "<|im_start|>",
+	// "[INST]".
+	if strings.Contains(lower, "<!--") ||
+		(strings.Contains(lower, "<") && strings.Contains(lower, ">") &&
+			containsAny(lower, "important", "system", "instruction", "hidden", "critical")) ||
+		(strings.Contains(lower, "<|") && strings.Contains(lower, "|>")) ||
+		containsAny(lower, "[inst", "[/inst", "[system", "[/system") {
 		n |= needHidden
 	}
 	if containsAny(lower, "ignore", "disregard", "forget", "override") {
 		n |= needOverride
 	}
-	// conceal: "do n't / never / must not / should not … the user", "hide
-	// … from the user", "the user must not know".
+	// conceal: "do n't / never / must not / should not tell … the user",
+	// "hide … from the user", "the user must not know".
 	if strings.Contains(lower, "user") &&
-		(strings.Contains(lower, "never") || followedByN(lower, "do") || followedByN(lower, "should") ||
-			(containsAny(lower, "must", "should", "will", "need") && containsAny(lower, "not", "n't")) ||
-			(strings.Contains(lower, "from") && containsAny(lower, "hide", "conceal", "keep"))) {
+		(((strings.Contains(lower, "never") || followedByN(lower, "do") || followedByN(lower, "should") ||
+			(strings.Contains(lower, "must") && strings.Contains(lower, "not"))) &&
+			containsAny(lower, "tell", "inform", "notify", "mention", "reveal", "show", "alert", "let")) ||
+			(strings.Contains(lower, "from") && containsAny(lower, "hide", "conceal", "keep")) ||
+			(containsAny(lower, "must", "should", "will", "need") && containsAny(lower, "not", "never", "n't") &&
+				containsAny(lower, "know", "see", "notice", "find", "told"))) {
 		n |= needConceal
 	}
-	// otherTool: "the X tool must …", "side effects on the X tool".
-	if strings.Contains(lower, "tool") &&
-		(containsAny(lower, "must", "shall", "has", "have", "need") || (strings.Contains(lower, "side") && strings.Contains(lower, "effect"))) {
+	// otherTool: "the X tool must …" ("tool" or "tools", whitespace, a
+	// modal), "side effects on the X tool".
+	if toolThenModal(lower) || (strings.Contains(lower, "tool") && strings.Contains(lower, "side") && strings.Contains(lower, "effect")) {
 		n |= needOtherTool
 	}
 	if containsAny(lower, "~/.", "~\\.", "$home/.", "$home\\.", "%userprofile%/.", "%userprofile%\\.",
@@ -444,6 +453,25 @@ func containsAny(s string, words ...string) bool {
 		}
 	}
 	return false
+}
+
+// toolThenModal reports whether s has "tool" or "tools", then whitespace
+// (\s), then "must", "shall", "has", "have" or "need".
+func toolThenModal(s string) bool {
+	for {
+		i := strings.Index(s, "tool")
+		if i < 0 {
+			return false
+		}
+		s = s[i+len("tool"):]
+		for _, rest := range []string{s, strings.TrimPrefix(s, "s")} {
+			after := strings.TrimLeft(rest, " \t\n\f\r")
+			if len(after) < len(rest) && (strings.HasPrefix(after, "must") || strings.HasPrefix(after, "shall") ||
+				strings.HasPrefix(after, "has") || strings.HasPrefix(after, "have") || strings.HasPrefix(after, "need")) {
+				return true
+			}
+		}
+	}
 }
 
 // followedByN reports whether word occurs in s followed by an "n" after
