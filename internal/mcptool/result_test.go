@@ -104,6 +104,41 @@ func TestScanArray(t *testing.T) {
 	}
 }
 
+// TestScannerChecksJSON: what is not JSON (as json.Valid has it) is never
+// read as a result or a call's answer, whatever part of it is broken.
+func TestScannerChecksJSON(t *testing.T) {
+	t.Parallel()
+	deep := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
+	for _, raw := range []string{
+		`{"structuredContent":{"a":[}]}`, `{"content":[1,]}`, `{"content":[1 2]}`, `{"a":tru}`, `{"a":nul}`, `{"a":falsey}`,
+		`{"a":01}`, `{"a":1.}`, `{"a":.5}`, `{"a":-}`, `{"a":1e}`, `{"a":+1}`, `{"a":0x1}`,
+		`{"a":"\x"}`, `{"a":"\u12"}`, `{"a":"\u12G4"}`, "{\"a\":\"tab\there\"}", "{\"a\":\"nl\nhere\"}",
+		`{"a":"no end}`, `{"a" 1}`, `{"a":1 "b":2}`, `{a:1}`, `{"a":1}}`, `{"a":1} x`, `{"a":[1]]}`,
+		`{"structuredContent":` + strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1) + `}`,
+	} {
+		if json.Valid([]byte(raw)) {
+			t.Fatalf("precondition: %q is JSON", raw)
+		}
+		if _, err := ParseResult([]byte(raw)); err == nil {
+			t.Errorf("ParseResult(%q): no error", raw)
+		}
+		if _, _, ok, _ := ParseCallResponse([]byte(`{"jsonrpc":"2.0","id":5,"result":` + raw + `}`)); ok {
+			t.Errorf("ParseCallResponse took %q for an answer", raw)
+		}
+	}
+	// As deep as encoding/json allows, and strings with every escape and
+	// bytes that are not ASCII: read.
+	for _, raw := range []string{`{"structuredContent":` + deep[2:len(deep)-2] + `}`,
+		`{"structuredContent":{"s":"\" \\ \/ \b \f \n \r \t \u00e9 é ~ 0123456789abcdef"}}`, "{\"structuredContent\":{\"s\":\"\xff\xfe\"}}"} {
+		if !json.Valid([]byte(raw)) {
+			t.Fatalf("precondition: %q is not JSON", raw)
+		}
+		if _, err := ParseResult([]byte(raw)); err != nil {
+			t.Errorf("ParseResult: %v", err)
+		}
+	}
+}
+
 func TestParseResultMatchesEncodingJSON(t *testing.T) {
 	t.Parallel()
 	for _, raw := range []string{
@@ -140,10 +175,18 @@ func FuzzParseResult(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
 		// Whatever the bytes (a server's line is tapped before anything
-		// checks it), nothing panics.
-		_, _ = ParseResult([]byte(raw))
-		_, _, _, _ = ParseCallResponse([]byte(raw))
+		// checks it), nothing panics, and bytes that are not JSON are
+		// never taken for a result or a call's answer.
+		_, perr := ParseResult([]byte(raw))
+		line := `{"jsonrpc":"2.0","id":1,"result":` + raw + `}`
+		_, _, ok, _ := ParseCallResponse([]byte(line))
+		_, _, okRaw, _ := ParseCallResponse([]byte(raw))
+		serr := ScanObject([]byte(raw), func(string, []byte) error { return nil })
+		aerr := ScanArray([]byte(raw), func([]byte) error { return nil })
 		if !json.Valid([]byte(raw)) {
+			if perr == nil || ok || okRaw || serr == nil || aerr == nil {
+				t.Errorf("%q is not JSON, yet ParseResult err %v, ParseCallResponse ok %v/%v, ScanObject err %v, ScanArray err %v", raw, perr, ok, okRaw, serr, aerr)
+			}
 			return // results are compared on valid JSON
 		}
 		sameResult(t, raw)
