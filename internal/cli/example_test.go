@@ -67,7 +67,7 @@ func TestExampleTreeFresh(t *testing.T) {
 		writeFile(t, runProg, string(program))
 	}
 	recFile := filepath.Join(t.TempDir(), "example.json")
-	if code := ta.run("run", "--dir", ws, "--isolation", "none", "--record", recFile, "--input", `{"limit":3}`, runProg); code != 0 {
+	if code := ta.run("run", "--dir", ws, "--isolation", "none", "--timeout", slowTimeout, "--record", recFile, "--input", `{"limit":3}`, runProg); code != 0 {
 		t.Fatalf("recording the demo skill's example: exit %d\n%s%s", code, ta.stdout, ta.stderr)
 	}
 	recorded, err := os.ReadFile(recFile)
