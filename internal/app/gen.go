@@ -119,13 +119,21 @@ func (w *Workspace) Generate(ctx context.Context, pool *servers.Pool, o GenOptio
 		return nil, err
 	}
 	defer unlock()
-	prev, err := generator.ReadManifest(manifestPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		prev, err = &generator.Manifest{Version: generator.ManifestVersion}, nil
+	// The manifest (4 MB for 10,000 tools) is decoded while the servers
+	// are listed, which is mostly waiting for them; a manifest that cannot
+	// be read fails gen once they are.
+	type manifestRead struct {
+		m   *generator.Manifest
+		err error
 	}
-	if err != nil {
-		return nil, err
-	}
+	read := make(chan manifestRead, 1)
+	go func() {
+		prev, err := generator.ReadManifest(manifestPath)
+		if errors.Is(err, fs.ErrNotExist) {
+			prev, err = &generator.Manifest{Version: generator.ManifestVersion}, nil
+		}
+		read <- manifestRead{prev, err}
+	}()
 	names := o.Only
 	if len(names) == 0 {
 		names = w.Config.Names()
@@ -139,6 +147,11 @@ func (w *Workspace) Generate(ctx context.Context, pool *servers.Pool, o GenOptio
 		// pages, if the process allowed them (a one-shot gen).
 		hugeheap.Large()
 	}
+	r := <-read
+	if r.err != nil {
+		return nil, r.err
+	}
+	prev := r.m
 
 	var listed []generator.Server
 	var keep []string
