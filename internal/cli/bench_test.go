@@ -84,6 +84,43 @@ func BenchmarkGenCorpus(b *testing.B) {
 // BenchmarkGen10kTools generates one upstream of 10,000 tools: the corpus
 // tools cycled with unique names.
 func BenchmarkGen10kTools(b *testing.B) {
+	benchGen(b, map[string][]json.RawMessage{"big": tools10k(b)})
+}
+
+// BenchmarkGen10kToolsRerun runs gen again in a workspace generated from
+// the same 10,000 tools: nothing changed, so it must write no file (and
+// should take less than a first generation).
+func BenchmarkGen10kToolsRerun(b *testing.B) {
+	ta := newTestApp(&testing.T{})
+	ta.fakes.set("big", &mcptest.RawServer{Name: "big", Version: "1.0.0", Tools: tools10k(b), PageSize: 100})
+	ws := b.TempDir()
+	cfg := writeConfigB(b, ws, "big")
+	if code := ta.run("gen", "--config", cfg); code != 0 {
+		b.Fatalf("gen exit %d: %s", code, ta.stderr)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		ta.stdout.buf.Reset()
+		if code := ta.run("gen", "--config", cfg, "--json"); code != 0 {
+			b.Fatalf("gen exit %d: %s", code, ta.stderr)
+		}
+		b.StopTimer()
+		var rep struct {
+			Root    struct{ Written []string }
+			Servers []struct {
+				Written []string `json:"filesWritten"`
+			}
+		}
+		if err := json.Unmarshal([]byte(ta.stdout.String()), &rep); err != nil || len(rep.Servers) != 1 || len(rep.Servers[0].Written)+len(rep.Root.Written) != 0 {
+			b.Fatalf("the rerun wrote files (or its report is unreadable: %v): %.300s", err, ta.stdout.String())
+		}
+		b.StartTimer()
+	}
+	ta.cancel()
+}
+
+// tools10k returns 10,000 tools: the corpus tools cycled with unique names.
+func tools10k(b *testing.B) []json.RawMessage {
 	var all []json.RawMessage
 	for _, n := range corpusNames(b) {
 		all = append(all, corpusTools(b, n)...)
@@ -100,5 +137,5 @@ func BenchmarkGen10kTools(b *testing.B) {
 		data, _ := json.Marshal(t)
 		tools[i] = data
 	}
-	benchGen(b, map[string][]json.RawMessage{"big": tools})
+	return tools
 }
