@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -50,8 +51,14 @@ func (d *targetDir) read(_ *os.Root, rel string, want []byte) (exists, regular, 
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return true, false, false, nil
 	}
-	// One more byte than wanted: a file that grew meanwhile differs.
-	buf := make([]byte, len(want)+1)
+	// One more byte than wanted: a file that grew meanwhile differs. The
+	// buffers are reused: a rerun over 10,000 files reads 44 MB.
+	bp := readBuffers.Get().(*[]byte)
+	defer readBuffers.Put(bp)
+	if cap(*bp) < len(want)+1 {
+		*bp = make([]byte, len(want)+1+len(want)/2)
+	}
+	buf := (*bp)[:len(want)+1]
 	n := 0
 	for n < len(buf) {
 		var m int
@@ -69,6 +76,9 @@ func (d *targetDir) read(_ *os.Root, rel string, want []byte) (exists, regular, 
 	}
 	return true, true, bytes.Equal(buf[:n], want), nil
 }
+
+// readBuffers hold the buffers read reads files into.
+var readBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // createStaged creates the new file name (one path element) in the
 // staging directory dir and writes data: no temp file, no fsync (the
