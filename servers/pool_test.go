@@ -364,14 +364,16 @@ func TestStdioServerThatNeverAnswersIsStopped(t *testing.T) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pids")
 	cfg := &Config{Path: "mcp.json", Servers: []ServerConfig{selfServer(t, "hang", "hang", map[string]string{"MCPCODE_TEST_PIDS": pidFile})}}
-	p := NewPool(cfg, PoolOptions{ConnectTimeout: time.Second, LogDir: filepath.Join(dir, "logs")})
+	// 5 s: time for a race-built test binary to start on a loaded machine
+	// and say on stderr that it will never answer (checked below).
+	p := NewPool(cfg, PoolOptions{ConnectTimeout: 5 * time.Second, LogDir: filepath.Join(dir, "logs")})
 	defer p.Close()
 	_, err := p.Connect(context.Background(), "hang")
 	var se *ServerError
 	if !errors.As(err, &se) {
 		t.Fatalf("got %v, want a ServerError", err)
 	}
-	if want := `server "hang": no answer to initialize within 1s (--connect-timeout); the server was stopped`; err.Error() != want {
+	if want := `server "hang": no answer to initialize within 5s (--connect-timeout); the server was stopped`; err.Error() != want {
 		t.Errorf("error:\n got %s\nwant %s", err, want)
 	}
 	if !strings.Contains(se.Detail(), "hang: waiting forever") {
