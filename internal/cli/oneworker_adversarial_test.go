@@ -3,13 +3,11 @@ package cli
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpcode/mcpcode/internal/workerstart"
 )
@@ -17,8 +15,8 @@ import (
 // TestAdversarialIsolationNoneStartsNoWorker: `mcpcode run` that runs its
 // program in-process (--isolation none) must have no worker process. The
 // early start (internal/workerstart's init) guesses the isolation from the
-// command line, stopping at "--"; but "--" can be the value of a string
-// flag (--record here), after which --isolation none is still a flag.
+// command line, where "--" can be the value of a string flag (--record
+// here), after which --isolation none is still a flag.
 // A worker so started would serve nothing, but live, a second process of
 // the binary, for the whole run.
 func TestAdversarialIsolationNoneStartsNoWorker(t *testing.T) {
@@ -26,33 +24,9 @@ func TestAdversarialIsolationNoneStartsNoWorker(t *testing.T) {
 		t.Skip("counts processes through /proc")
 	}
 	t.Parallel()
-	ws := t.TempDir()
-	writeFile(t, filepath.Join(ws, "mcp.json"), `{"mcpServers":{}}`)
-	writeFile(t, filepath.Join(ws, "wait.ts"), `await new Promise((r) => setTimeout(r, 1500)); console.log("waited");`)
-	cmd := exec.Command(binary, "run", "--record", "--", "--isolation", "none", "wait.ts")
-	cmd.Dir = ws
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	ws := waitingWorkspace(t)
 	most := 0
-	for watching := true; watching; {
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("mcpcode run: %v\n%s", err, out.String())
-			}
-			watching = false
-		case <-time.After(20 * time.Millisecond):
-			most = max(most, len(workerPIDs(t, cmd.Process.Pid)))
-		}
-	}
-	if !strings.Contains(out.String(), "waited") {
-		t.Fatalf("output %q, want the program's", out.String())
-	}
+	runWatching(t, ws, func(pid int) { most = max(most, len(workerPIDs(t, pid))) }, "run", "--record", "--", "--isolation", "none", "wait.ts")
 	if most != 0 {
 		t.Errorf("a run with --isolation none had %d worker process(es) beside it, want none", most)
 	}
@@ -96,9 +70,7 @@ func TestAdversarialWorkerHoldsNoInheritedFD(t *testing.T) {
 		t.Skip("reads /proc")
 	}
 	t.Parallel()
-	ws := t.TempDir()
-	writeFile(t, filepath.Join(ws, "mcp.json"), `{"mcpServers":{}}`)
-	writeFile(t, filepath.Join(ws, "wait.ts"), `await new Promise((r) => setTimeout(r, 1500)); console.log("waited");`)
+	ws := waitingWorkspace(t)
 	secret := filepath.Join(t.TempDir(), "host-secret")
 	writeFile(t, secret, "HOST-SECRET")
 	f, err := os.Open(secret)
@@ -106,37 +78,19 @@ func TestAdversarialWorkerHoldsNoInheritedFD(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	cmd := exec.Command(binary, "run", "wait.ts")
-	cmd.Dir = ws
-	cmd.ExtraFiles = []*os.File{f} // fd 3 of mcpcode
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	var leaked []string
-	for watching := true; watching; {
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("mcpcode run: %v\n%s", err, out.String())
-			}
-			watching = false
-		case <-time.After(20 * time.Millisecond):
-			for _, pid := range workerPIDs(t, cmd.Process.Pid) {
-				ents, _ := os.ReadDir(filepath.Join("/proc", pid, "fd"))
-				for _, e := range ents {
-					if n, _ := strconv.Atoi(e.Name()); n > 2 {
-						if target, err := os.Readlink(filepath.Join("/proc", pid, "fd", e.Name())); err == nil && target == secret {
-							leaked = append(leaked, "worker "+pid+" fd "+e.Name()+" -> "+target)
-						}
+	runWatchingWith(t, ws, []*os.File{f}, func(pid int) { // the secret is mcpcode's fd 3
+		for _, worker := range workerPIDs(t, pid) {
+			ents, _ := os.ReadDir(filepath.Join("/proc", worker, "fd"))
+			for _, e := range ents {
+				if n, _ := strconv.Atoi(e.Name()); n > 2 {
+					if target, err := os.Readlink(filepath.Join("/proc", worker, "fd", e.Name())); err == nil && target == secret {
+						leaked = append(leaked, "worker "+worker+" fd "+e.Name()+" -> "+target)
 					}
 				}
 			}
 		}
-	}
+	}, "run", "wait.ts")
 	if len(leaked) > 0 {
 		t.Errorf("the worker process holds a descriptor mcpcode inherited: %q", leaked[0])
 	}
