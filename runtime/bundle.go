@@ -459,12 +459,3 @@ func sourcePosition(src string, off int) (line, col int, text string) {
 	}
 	return strings.Count(src[:start], "\n") + 1, off - start, strings.TrimSuffix(src[start:end], "\r")
 }
-
-// warmEsbuild has esbuild build what it builds once per process whatever
-// it bundles, by transforming an empty file (Prewarm): its table of known
-// globals, and the syntax tree of its runtime helpers, which it keeps per
-// set of unsupported features (so the target and the features must be
-// bundleRealm's): a few milliseconds each in a fresh process.
-func warmEsbuild() {
-	api.Transform("", api.TransformOptions{Loader: api.LoaderTS, Target: api.ESNext, Supported: goSupported, Platform: api.PlatformNeutral})
-}

@@ -212,14 +212,16 @@ var (
 	spare chan spareVM
 )
 
-// Prewarm prepares, in the background, what the first run in this process
-// needs whatever its program: the runtime's helper script compiled, one
-// sandbox VM made (the next realm created takes it) and esbuild's table of
-// known globals built. A worker process calls it as it starts, so that this
-// work overlaps with reading and bundling its job on another core instead
-// of adding to the run's time. A second call while a VM is waiting does
-// nothing. The VM is made exactly as newSandboxVM makes one; nothing of a
-// program has been near it.
+// Prewarm makes, in the background, the sandbox VM the first run in this
+// process needs whatever its program (the runtime's helper script compiled
+// and run in a fresh VM): the next realm created takes it. A worker process
+// calls it as it starts, so that this work overlaps with reading and
+// bundling its job on another core instead of following it. (Warming
+// esbuild up as well was measured: its once-per-process tables then took
+// as long in the background as in the job's own bundle, which started
+// right after, and the VM came later.) A second call while a VM is waiting
+// does nothing. The VM is made exactly as newSandboxVM makes one; nothing
+// of a program has been near it.
 func Prewarm() {
 	spareMu.Lock()
 	defer spareMu.Unlock()
@@ -229,7 +231,6 @@ func Prewarm() {
 	ch := make(chan spareVM, 1)
 	spare = ch
 	go func() {
-		warmEsbuild()
 		vm, intr, err := buildSandboxVM(DefaultLimits().MaxStackDepth)
 		ch <- spareVM{vm: vm, intr: intr, err: err}
 	}()
