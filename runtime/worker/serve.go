@@ -32,8 +32,8 @@ type ServeOptions struct {
 // outcome could be written (no job, a broken pipe); a program's failure is
 // an outcome, not an error.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) error {
-	// Whatever the job, it needs a VM and esbuild's tables: prepared on
-	// another core while the job is read and bundled.
+	// Whatever the job, it needs a VM: made on another core while the job
+	// is read and bundled.
 	runtime.Prewarm()
 	rd := newWireReader(in, maxParentMessage)
 	w := newWireWriter(out)
