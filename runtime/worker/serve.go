@@ -32,9 +32,6 @@ type ServeOptions struct {
 // outcome could be written (no job, a broken pipe); a program's failure is
 // an outcome, not an error.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) error {
-	// Whatever the job, it needs a VM: made on another core while the job
-	// is read and bundled.
-	runtime.Prewarm()
 	rd := newWireReader(in, maxParentMessage)
 	w := newWireWriter(out)
 	first, err := rd.next()
@@ -46,7 +43,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) 
 		// worker started for a job that is already on its way is not
 		// asked to (a one-shot run).
 		warmUp()
-		runtime.Prewarm() // the warm-up took the first: one for the job
+		runtime.Prewarm() // the job's VM, made while the worker waits
 		if first, err = rd.next(); err != nil {
 			return fmt.Errorf("reading the job from the parent: %w", err)
 		}
@@ -55,6 +52,11 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) 
 	j := first.Job
 	if first.Type != "job" || j == nil || (j.Program == nil) == (j.Bundle == nil) || (j.Program != nil && j.Options == nil) {
 		return fmt.Errorf("the parent's first message is %q, want a job with a program or source", first.Type)
+	}
+	if j.Options != nil {
+		// A job that runs needs a VM: made on another core while the
+		// source is bundled (nothing when the wait made one already).
+		runtime.Prewarm()
 	}
 	lim := j.BundleLimits.WithDefaults()
 	if j.Options != nil {
