@@ -83,22 +83,11 @@ type recording struct {
 }
 
 func record(file, tool string, args json.RawMessage, argv []string) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	check(err)
-	out, err := cmd.StdoutPipe()
-	check(err)
-	check(cmd.Start())
-	r := bufio.NewReaderSize(out, 1<<20)
-	id := 0
+	srv := startServer(argv, 1<<20)
 	ask := func(method string, params any) json.RawMessage {
-		id++
-		msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-		_, err := in.Write(append(msg, '\n'))
-		check(err)
+		id := srv.send(method, params)
 		for {
-			line, err := r.ReadBytes('\n')
+			line, err := srv.out.ReadBytes('\n')
 			check(err)
 			var resp struct {
 				ID     *int            `json:"id"`
@@ -115,13 +104,12 @@ func record(file, tool string, args json.RawMessage, argv []string) {
 		}
 	}
 	var rec recording
-	rec.Initialize = ask("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "replay", "version": "1"}})
-	_, err = in.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
-	check(err)
+	rec.Initialize = ask("initialize", initializeParams)
+	srv.initialized()
 	rec.ToolsList = ask("tools/list", map[string]any{})
 	rec.ToolsCall = ask("tools/call", map[string]any{"name": tool, "arguments": args})
-	in.Close()
-	_ = cmd.Wait()
+	srv.in.Close()
+	_ = srv.cmd.Wait()
 	var data []byte
 	for _, r := range []json.RawMessage{rec.Initialize, rec.ToolsList, rec.ToolsCall} {
 		if bytes.ContainsAny(r, "\r\n") {
@@ -250,23 +238,12 @@ func serve(file string) {
 }
 
 func client(tool string, args json.RawMessage, argv []string) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	check(err)
-	out, err := cmd.StdoutPipe()
-	check(err)
-	check(cmd.Start())
-	r := bufio.NewReaderSize(out, 64<<10)
-	id := 0
+	srv := startServer(argv, 64<<10)
 	ask := func(method string, params any) int {
-		id++
-		msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-		_, err := in.Write(append(msg, '\n'))
-		check(err)
+		srv.send(method, params)
 		n := 0
 		for {
-			chunk, err := r.ReadSlice('\n')
+			chunk, err := srv.out.ReadSlice('\n')
 			n += len(chunk)
 			if err == nil {
 				return n // the answer (a server that logs to stdout is not what this measures)
@@ -276,15 +253,54 @@ func client(tool string, args json.RawMessage, argv []string) {
 			}
 		}
 	}
-	ask("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "replay", "version": "1"}})
-	_, err = in.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
-	check(err)
+	ask("initialize", initializeParams)
+	srv.initialized()
 	ask("tools/list", map[string]any{})
 	if n := ask("tools/call", map[string]any{"name": tool, "arguments": args}); n < 2 {
 		fail("tools/call: no answer")
 	}
-	in.Close()
-	check(cmd.Wait())
+	srv.in.Close()
+	check(srv.cmd.Wait())
+}
+
+// initializeParams are the initialize request's parameters of record and
+// client.
+var initializeParams = map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "replay", "version": "1"}}
+
+// stdioServer is a started stdio server as record and client speak to it.
+type stdioServer struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	lastID int
+}
+
+// startServer starts argv with its stdout read through a buffer of
+// bufSize bytes.
+func startServer(argv []string, bufSize int) *stdioServer {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	check(err)
+	out, err := cmd.StdoutPipe()
+	check(err)
+	check(cmd.Start())
+	return &stdioServer{cmd: cmd, in: in, out: bufio.NewReaderSize(out, bufSize)}
+}
+
+// send writes the next request and returns its id.
+func (s *stdioServer) send(method string, params any) int {
+	s.lastID++
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": s.lastID, "method": method, "params": params})
+	_, err := s.in.Write(append(msg, '\n'))
+	check(err)
+	return s.lastID
+}
+
+// initialized sends the notification that ends the handshake.
+func (s *stdioServer) initialized() {
+	_, err := s.in.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+	check(err)
 }
 
 func check(err error) {
