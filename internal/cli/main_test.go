@@ -34,6 +34,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = exe
+	// The warm runner's tests turn it on for their own runs, with a
+	// directory of their own; no other test may start or use a broker.
+	os.Setenv(workerstart.BrokerEnv, "off")
 	os.Exit(m.Run())
 }
 

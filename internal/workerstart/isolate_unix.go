@@ -11,3 +11,6 @@ func isolation() *syscall.SysProcAttr {
 	setParentDeathSignal(a)
 	return a
 }
+
+// killGroup sends the process group pgid SIGKILL.
+func killGroup(pgid int) { _ = syscall.Kill(-pgid, syscall.SIGKILL) }

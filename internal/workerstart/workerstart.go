@@ -34,13 +34,25 @@ func Executable() string {
 
 // Process is a started worker process and the parent's ends of its pipes.
 type Process struct {
-	*os.Process
+	// Pid is the worker's process ID (also its process group's).
+	Pid int
 	// Stdin is written to the worker's standard input.
 	Stdin *os.File
 	// Stdout and Stderr read the worker's standard output and error. They
 	// are plain pipes, which nothing closes when the process ends: what the
 	// worker wrote last can be read after it exited.
 	Stdout, Stderr *os.File
+
+	proc *os.Process
+}
+
+// Wait waits until the worker process has ended and says how.
+func (p *Process) Wait() (*os.ProcessState, error) { return p.proc.Wait() }
+
+// KillGroup sends the worker's process group SIGKILL without waiting.
+func (p *Process) KillGroup() {
+	killGroup(p.Pid)
+	_ = p.proc.Kill()
 }
 
 // Start starts a worker process: path with argv (argv[0] included) in dir
@@ -83,7 +95,7 @@ func Start(path string, argv, env []string, dir string) (*Process, error) {
 		errR.Close()
 		return nil, errors.New("starting a worker: " + err.Error())
 	}
-	return &Process{Process: proc, Stdin: inW, Stdout: outR, Stderr: errR}, nil
+	return &Process{Pid: proc.Pid, Stdin: inW, Stdout: outR, Stderr: errR, proc: proc}, nil
 }
 
 var (
@@ -94,18 +106,28 @@ var (
 )
 
 func init() {
-	if wantsEarlyWorker(os.Args[1:]) {
-		// Started from another goroutine: starting a process waits until
-		// it has executed the binary, which the rest of the initialization
-		// need not wait for. An error here is not reported: the run starts
-		// its worker itself later and reports that one's error.
-		ch := make(chan *Process, 1)
-		early = ch
-		go func() {
-			p, _ := Start(Executable(), []string{Executable(), Arg}, nil, "")
-			ch <- p
-		}()
+	args := os.Args[1:]
+	if len(args) == 1 && args[0] == RunnerArg {
+		startEarly() // a warm runner's worker, for the run it will be given
+		return
 	}
+	runViaBroker(args) // exits when a warm runner ran the command
+	if wantsEarlyWorker(args) {
+		startEarly()
+	}
+}
+
+// startEarly starts a worker process from another goroutine: starting a
+// process waits until it has executed the binary, which the rest of the
+// initialization need not wait for. An error here is not reported: the run
+// starts its worker itself later and reports that one's error.
+func startEarly() {
+	ch := make(chan *Process, 1)
+	early = ch
+	go func() {
+		p, _ := Start(Executable(), []string{Executable(), Arg}, nil, "")
+		ch <- p
+	}()
 }
 
 // Take returns the worker process started as this program began, once;
@@ -122,6 +144,21 @@ func Take() *Process {
 	return <-ch
 }
 
+// peekEarly waits for the worker process started as this program began
+// and returns it, leaving it to be taken; nil when there is none.
+func peekEarly() *Process {
+	earlyMu.Lock()
+	defer earlyMu.Unlock()
+	if early == nil {
+		return nil
+	}
+	p := <-early
+	ch := make(chan *Process, 1)
+	ch <- p
+	early = ch
+	return p
+}
+
 // Discard stops the worker process started as this program began if
 // nobody took it (the run ended before it needed one: a usage error, a
 // broken mcp.json).
@@ -131,7 +168,7 @@ func Discard() {
 		return
 	}
 	p.Stdin.Close() // the worker ends when its job never comes
-	_ = p.Kill()
+	p.KillGroup()
 	_, _ = p.Wait()
 	p.Stdout.Close()
 	p.Stderr.Close()
@@ -144,13 +181,21 @@ var RunBoolFlags = []string{"json"}
 
 // wantsEarlyWorker says whether the command line is a run that will need a
 // worker process: `run` without isolation other than "worker" and without
-// asking for help. It reads the flags as the run command's flag set does
-// (they may follow the program's file; a flag's value is never a flag; "--"
-// in a flag's place ends them). A wrong guess costs only time, since an
-// unused early worker is discarded and a run without one starts its own.
+// asking for help. A wrong guess costs only time, since an unused early
+// worker is discarded and a run without one starts its own.
 func wantsEarlyWorker(args []string) bool {
+	run, help, isolation := readRunFlags(args)
+	return run && !help && (isolation == "" || isolation == "worker")
+}
+
+// readRunFlags says whether args is a `run` command line, whether it asks
+// for help, and its --isolation ("" when not given). It reads the flags
+// as the run command's flag set does (they may follow the program's file;
+// a flag's value is never a flag; "--" in a flag's place ends them); a
+// command line the flag set would refuse reads as asking for help.
+func readRunFlags(args []string) (run, help bool, isolation string) {
 	if len(args) == 0 || args[0] != "run" {
-		return false
+		return false, false, ""
 	}
 	for i := 1; i < len(args); i++ {
 		a := args[i]
@@ -173,21 +218,21 @@ func wantsEarlyWorker(args []string) bool {
 		}
 		switch {
 		case name == "h" || name == "help":
-			return false
+			return true, true, isolation
 		case isRunBoolFlag(name):
 			continue
 		case !hasValue:
 			if i+1 >= len(args) {
-				return false // a usage error
+				return true, true, isolation // a usage error
 			}
 			i++
 			value = args[i]
 		}
-		if name == "isolation" && value != "worker" {
-			return false
+		if name == "isolation" {
+			isolation = value
 		}
 	}
-	return true
+	return true, false, isolation
 }
 
 func isRunBoolFlag(name string) bool {

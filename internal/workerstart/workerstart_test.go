@@ -24,9 +24,16 @@ func TestMain(m *testing.M) {
 			io.Copy(io.Discard, os.Stdin) // until the parent closes it
 			os.Exit(0)
 		case "run":
-			os.Exit(reportEarlyWorker())
+			code := reportEarlyWorker()
+			StartBroker() // as the CLI does after a run
+			os.Exit(code)
+		case RunnerArg, BrokerArg:
+			os.Exit(playBroker(os.Args[1:]))
 		}
 	}
+	// The broker's tests turn it on for their own commands, with a
+	// directory of their own; no other test may start or use one.
+	os.Setenv(BrokerEnv, "off")
 	os.Exit(m.Run())
 }
 
@@ -130,7 +137,7 @@ func TestDiscardStopsAnUntakenWorker(t *testing.T) {
 	if Take() != nil {
 		t.Fatal("Discard left the worker to be taken")
 	}
-	if err := p.Signal(syscall.Signal(0)); err == nil {
+	if err := syscall.Kill(p.Pid, 0); err == nil {
 		t.Fatal("the discarded worker is still running")
 	}
 }

@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"sync"
 	"time"
@@ -243,7 +242,7 @@ func (p *Pool) take() (*proc, error) {
 
 // proc is one started worker process.
 type proc struct {
-	process *os.Process
+	process *workerstart.Process
 	stdin   io.WriteCloser
 	stdout  io.ReadCloser
 	stderr  *stderrBuffer
@@ -278,7 +277,7 @@ func (p *Pool) start() (*proc, error) {
 // (the first and last bytes, for diagnosing its death) and its end is
 // watched.
 func adopt(started *workerstart.Process) *proc {
-	w := &proc{process: started.Process, stdin: started.Stdin, stdout: started.Stdout,
+	w := &proc{process: started, stdin: started.Stdin, stdout: started.Stdout,
 		stderr: newStderrBuffer(8<<10, 32<<10), exited: make(chan struct{})}
 	copied := make(chan struct{})
 	go func() {
@@ -299,8 +298,13 @@ func adopt(started *workerstart.Process) *proc {
 
 // warmUp asks a worker that will wait for its job to warm itself up
 // meanwhile (Serve does it on a warmUp message before the job).
-func (w *proc) warmUp() error {
-	return newWireWriter(w.stdin).send(&wireMessage{Type: "warmUp"})
+func (w *proc) warmUp() error { return SendWarmUp(w.stdin) }
+
+// SendWarmUp writes to a worker process's stdin the message that asks it
+// to warm up while it waits for its job (the worker broker's workers wait
+// for a run: internal/workerstart).
+func SendWarmUp(stdin io.Writer) error {
+	return newWireWriter(stdin).send(&wireMessage{Type: "warmUp"})
 }
 
 func (w *proc) hasExited() bool {
@@ -335,7 +339,7 @@ func (w *proc) signalKill() {
 	w.killed = true
 	w.killMu.Unlock()
 	if !w.hasExited() {
-		killProcessGroup(w.process)
+		w.process.KillGroup()
 	}
 }
 
@@ -345,7 +349,7 @@ func (w *proc) kill() {
 	w.killed = true
 	w.killMu.Unlock()
 	if !w.hasExited() {
-		killProcessGroup(w.process)
+		w.process.KillGroup()
 	}
 	_ = w.stdin.Close()
 	<-w.exited

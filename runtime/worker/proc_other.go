@@ -2,8 +2,4 @@
 
 package worker
 
-import "os"
-
-func killProcessGroup(p *os.Process) { _ = p.Kill() }
-
 func killedBySignal(interface{ Sys() any }) (string, bool) { return "", false }

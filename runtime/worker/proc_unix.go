@@ -2,16 +2,7 @@
 
 package worker
 
-import (
-	"os"
-	"syscall"
-)
-
-// killProcessGroup kills the worker's process group.
-func killProcessGroup(p *os.Process) {
-	_ = syscall.Kill(-p.Pid, syscall.SIGKILL)
-	_ = p.Kill()
-}
+import "syscall"
 
 // killedBySignal reports the signal that ended the process, if any.
 func killedBySignal(state interface{ Sys() any }) (string, bool) {

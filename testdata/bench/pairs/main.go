@@ -12,7 +12,13 @@
 //
 // Each command is NAME=COMMAND LINE, split on spaces (no shell; write
 // sh -c '...' as a separate script when one is needed). A command that
-// fails stops the measurement. -dir sets the working directory.
+// fails stops the measurement. -dir sets the working directory. -gap
+// waits between runs, so that what a command leaves running (mcpcode's
+// broker starting the next warm runner) does not slow the next command.
+// -also NAME=TEXT counts, in NAME's peak memory, every process whose
+// command line contains TEXT (and its descendants) while NAME runs: a
+// resident process that does the command's work, such as mcpcode's warm
+// runner and its worker.
 package main
 
 import (
@@ -36,6 +42,7 @@ import (
 type command struct {
 	name string
 	argv []string
+	also string // processes whose command line holds it count in the peak memory
 	wall []time.Duration
 	cpu  []time.Duration
 	rss  []int64 // KiB
@@ -46,6 +53,12 @@ func main() {
 	warm := flag.Int("warm", 2, "untimed rounds first (page cache, first-run costs)")
 	rssRuns := flag.Int("rss", 3, "runs per command that sample peak memory (not timed)")
 	dir := flag.String("dir", "", "working directory of the commands")
+	flag.DurationVar(&gap, "gap", 0, "pause before each run")
+	var also []string
+	flag.Func("also", "NAME=TEXT: count processes whose command line contains TEXT in NAME's peak memory", func(v string) error {
+		also = append(also, v)
+		return nil
+	})
 	flag.Parse()
 	var cmds []*command
 	for _, arg := range flag.Args() {
@@ -57,6 +70,14 @@ func main() {
 	}
 	if len(cmds) == 0 {
 		fail("no commands")
+	}
+	for _, a := range also {
+		name, text, _ := strings.Cut(a, "=")
+		i := slices.IndexFunc(cmds, func(c *command) bool { return c.name == name })
+		if i < 0 || text == "" {
+			fail("-also %q: want NAME=TEXT for one of the commands", a)
+		}
+		cmds[i].also = text
 	}
 	// Orphans of the commands become this process's children, so that
 	// their CPU time is counted (run).
@@ -105,6 +126,7 @@ func main() {
 // tree (as far as the processes were waited for), and, when sampling, the
 // tree's peak memory in KiB.
 func run(c *command, dir string, sample bool) (time.Duration, time.Duration, int64) {
+	time.Sleep(gap)
 	cmd := exec.Command(c.argv[0], c.argv[1:]...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = nil, os.Stderr
@@ -121,7 +143,13 @@ func run(c *command, dir string, sample bool) (time.Duration, time.Duration, int
 		go func() {
 			hwm := map[int]int64{}
 			for {
-				for _, pid := range tree(cmd.Process.Pid) {
+				pids := tree(cmd.Process.Pid)
+				if c.also != "" {
+					for _, p := range matching(c.also) {
+						pids = append(pids, tree(p)...)
+					}
+				}
+				for _, pid := range pids {
 					if v := vmHWM(pid); v > hwm[pid] {
 						hwm[pid] = v
 					}
@@ -155,17 +183,68 @@ func run(c *command, dir string, sample bool) (time.Duration, time.Duration, int
 	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	// Processes the command left to die on their own (a worker killed as
 	// the parent exits) were reparented to this process, a subreaper:
-	// count their CPU time too.
-	for {
+	// count their CPU time too. Those it left running on purpose (a
+	// broker, which lives for minutes) are not waited for.
+	for deadline := time.Now().Add(5 * time.Second); ; {
 		var ru syscall.Rusage
 		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-1, &ws, 0, &ru)
-		if err != nil || pid <= 0 {
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, &ru)
+		if err != nil {
+			break // no children
+		}
+		if pid > 0 {
+			cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			continue
+		}
+		if !dyingChildren() || time.Now().After(deadline) {
 			break
 		}
-		cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		time.Sleep(time.Millisecond)
 	}
 	return wall, cpu, peak
+}
+
+// gap is the pause before each run (-gap).
+var gap time.Duration
+
+// dyingChildren says whether a child of this process is not a resident
+// one (a broker): one that is still ending.
+func dyingChildren() bool {
+	for _, pid := range tree(os.Getpid())[1:] {
+		if parent(pid) == os.Getpid() && !strings.Contains(cmdline(pid), "__broker") {
+			return true
+		}
+	}
+	return false
+}
+
+func parent(pid int) int {
+	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	s := string(data)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		if f := strings.Fields(s[i+1:]); len(f) > 1 {
+			ppid, _ := strconv.Atoi(f[1])
+			return ppid
+		}
+	}
+	return 0
+}
+
+func cmdline(pid int) string {
+	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return strings.ReplaceAll(string(data), "\x00", " ")
+}
+
+// matching lists the processes whose command line contains text.
+func matching(text string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil && pid != os.Getpid() && strings.Contains(cmdline(pid), text) {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // tree lists pid and its descendants.

@@ -1,0 +1,296 @@
+//go:build linux
+
+package workerstart
+
+import (
+	"errors"
+	"os"
+	"strconv"
+	"syscall"
+)
+
+// A one-shot `mcpcode run` starts a process of this large binary, which
+// takes tens of milliseconds before main, and a worker process, as long
+// again. The broker keeps a warm runner for the next run instead: a
+// `mcpcode __runner` past its start-up, with its worker process started
+// and warmed up. A run that finds the broker hands its whole job to that
+// runner from this package's init, long before the rest of this binary
+// initializes: its arguments, environment, working directory and
+// standard streams; the runner runs the command exactly as this process
+// would have (cli.Main), and this process exits with its status. The
+// broker is `mcpcode __broker <socket>`, started in the background by a run
+// that found none; it ends after BrokerIdle without a run, or when its
+// binary is deleted or replaced.
+//
+// A runner serves one run and exits, so no state passes between runs. It
+// is what this process would have been: the broker hands runners only to
+// clients of its own user (SO_PEERCRED, in a directory only that user can
+// enter) and of an identical execution context (fingerprint: the binary,
+// user and groups, capabilities, no_new_privs, seccomp, namespaces,
+// cgroup, CPU affinity, resource limits, umask, security label), and
+// runners start with an empty environment and get the run's whole
+// environment from it. What would still differ is left on the local path:
+// a terminal (interactive prompts, job control), and the variables the Go
+// runtime reads as a process starts (runnerUnsafeEnv).
+//
+// The protocol, on the broker's SOCK_STREAM socket:
+//   - the client writes brokerHello and its fingerprint (4-byte
+//     little-endian length, then the bytes);
+//   - the broker answers 'n' (no runner: the client runs locally), or passes
+//     the connection to a runner and answers 'y';
+//   - the client writes its request (requestMagic, a 4-byte length, then
+//     the arguments and the environment, each a 4-byte count of 4-byte
+//     length-prefixed strings) with its working directory, stdin, stdout and
+//     stderr attached (SCM_RIGHTS, with the first byte);
+//   - while the run lasts the client may write 'g' and a signal number
+//     (a signal it received, for the runner to take);
+//   - the runner writes 'x' and its exit code (4 bytes) as it ends; if it
+//     ends without (a signal), the broker writes 's' and its wait status.
+
+// BrokerArg is the hidden command that runs the broker.
+const BrokerArg = "__broker"
+
+// RunnerArg is the hidden command of a warm runner the broker starts.
+const RunnerArg = "__runner"
+
+// BrokerEnv turns the broker off when set to "off" or "0": a run then
+// neither asks a broker nor starts one.
+const BrokerEnv = "MCPCODE_WARM"
+
+const brokerHello = "mcpcode-broker/1\n"
+
+const requestMagic = "mcpcode-run/1\n"
+
+// maxFingerprint bounds the fingerprint a broker reads from a client.
+const maxFingerprint = 64 << 10
+
+// maxRequest bounds the request (arguments and environment) a runner reads.
+const maxRequest = 8 << 20
+
+// brokerEnabled says whether runs use the worker broker.
+func brokerEnabled() bool {
+	v := os.Getenv(BrokerEnv)
+	return v != "off" && v != "0"
+}
+
+// brokerSocket is the socket of the broker for this process's fingerprint:
+// $XDG_RUNTIME_DIR/mcpcode/ when that is set (a per-user directory that
+// ends with the user's session), else mcpcode-<uid>/ in the system's
+// temporary directory; "" when it cannot be named.
+func brokerSocket(fp []byte) string {
+	dir := os.Getenv("XDG_RUNTIME_DIR")
+	if dir != "" && dir[0] == '/' {
+		dir += "/mcpcode"
+	} else {
+		dir = os.TempDir() + "/mcpcode-" + strconv.Itoa(os.Getuid())
+	}
+	path := dir + "/" + socketName(fp)
+	if len(path) >= 108 { // sun_path
+		return ""
+	}
+	return path
+}
+
+// socketName is the file name of the broker's socket for fingerprint fp.
+func socketName(fp []byte) string { return "broker-" + strconv.FormatUint(fnv64(fp), 16) + ".sock" }
+
+// dirOf returns the directory part of a socket path brokerSocket made.
+func dirOf(path string) string {
+	for i := len(path) - 1; i > 0; i-- {
+		if path[i] == '/' {
+			return path[:i]
+		}
+	}
+	return "/"
+}
+
+// checkPrivateDir fails unless dir is a directory (not a symbolic link)
+// owned by this user that no other user can enter or write.
+func checkPrivateDir(dir string) error {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(dir, &st); err != nil {
+		return err
+	}
+	switch {
+	case st.Mode&syscall.S_IFMT != syscall.S_IFDIR:
+		return errors.New(dir + " is not a directory")
+	case int(st.Uid) != os.Getuid():
+		return errors.New(dir + " belongs to another user")
+	case st.Mode&0o077 != 0:
+		return errors.New(dir + " is open to other users (want mode 0700)")
+	}
+	return nil
+}
+
+func fnv64(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
+}
+
+// fingerprint describes what a worker started by this process would
+// inherit besides its pipes and environment: the binary, the credentials,
+// the sandboxing and the limits. Two processes with the same fingerprint
+// start equal workers. It fails when a part cannot be read, and then no
+// broker is used.
+func fingerprint() ([]byte, error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat("/proc/self/exe", &st); err != nil {
+		return nil, err
+	}
+	fp := make([]byte, 0, 4096)
+	fp = append(fp, "exe "...)
+	for _, n := range []uint64{st.Dev, st.Ino, uint64(st.Size), uint64(st.Mtim.Sec), uint64(st.Mtim.Nsec)} {
+		fp = strconv.AppendUint(append(fp, ' '), n, 10)
+	}
+	fp = append(fp, '\n')
+	status, err := readSmall("/proc/self/status")
+	if err != nil {
+		return nil, err
+	}
+	// The lines of status that a child inherits; the others (name, pids,
+	// memory, signal masks, counters) are not about what it may do.
+	for _, line := range lines(status) {
+		for _, key := range []string{"Umask:", "Uid:", "Gid:", "Groups:", "NoNewPrivs:", "Seccomp:", "Seccomp_filters:",
+			"CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:", "Speculation_Store_Bypass:", "Cpus_allowed_list:", "Mems_allowed_list:"} {
+			if len(line) > len(key) && string(line[:len(key)]) == key {
+				fp = append(append(fp, line...), '\n')
+			}
+		}
+	}
+	for _, f := range []string{"/proc/self/cgroup", "/proc/self/limits", "/proc/self/attr/current"} {
+		b, err := readSmall(f)
+		if err != nil && f != "/proc/self/attr/current" { // no security module: no label
+			return nil, err
+		}
+		fp = append(append(append(fp, f...), '\n'), b...)
+	}
+	for _, ns := range []string{"cgroup", "ipc", "mnt", "net", "pid", "pid_for_children", "time", "user", "uts"} {
+		buf := make([]byte, 64)
+		n, err := syscall.Readlink("/proc/self/ns/"+ns, buf)
+		if err != nil {
+			continue // a namespace this kernel does not have
+		}
+		fp = append(append(append(fp, "ns "...), buf[:n]...), '\n')
+	}
+	prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
+	if err != nil {
+		return nil, err
+	}
+	fp = strconv.AppendInt(append(fp, "priority "...), int64(prio), 10)
+	return append(fp, '\n'), nil
+}
+
+// readSmall reads a small file of /proc whole.
+func readSmall(path string) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	var out []byte
+	buf := make([]byte, 4096)
+	for len(out) < maxFingerprint {
+		n, err := syscall.Read(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			break
+		}
+		out = append(out, buf[:n]...)
+	}
+	return out, nil
+}
+
+func lines(b []byte) [][]byte {
+	var out [][]byte
+	for len(b) > 0 {
+		i := 0
+		for i < len(b) && b[i] != '\n' {
+			i++
+		}
+		out = append(out, b[:i])
+		if i < len(b) {
+			i++
+		}
+		b = b[i:]
+	}
+	return out
+}
+
+// setTimeout bounds each read and write on fd (0: none).
+func setTimeout(fd int, seconds int64) {
+	tv := syscall.Timeval{Sec: seconds}
+	_ = syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
+	_ = syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
+}
+
+// peerIsMe says whether the process at the other end of a Unix socket is
+// of this process's user.
+func peerIsMe(fd int) bool {
+	cred, err := syscall.GetsockoptUcred(fd, syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	return err == nil && int(cred.Uid) == os.Getuid()
+}
+
+// writeAll writes b to the socket fd; a closed peer is an error, never
+// a SIGPIPE.
+func writeAll(fd int, b []byte) error {
+	for len(b) > 0 {
+		n, err := syscall.SendmsgN(fd, b, nil, nil, syscall.MSG_NOSIGNAL)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+func readFull(fd int, b []byte) error {
+	for len(b) > 0 {
+		n, err := syscall.Read(fd, b)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return errors.New("connection closed")
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+func putUint32(b []byte, v uint32) {
+	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+}
+
+func getUint32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+
+// receivedFDs returns the descriptors passed in a control message.
+func receivedFDs(oob []byte) []int {
+	msgs, err := syscall.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil
+	}
+	var fds []int
+	for _, m := range msgs {
+		if got, err := syscall.ParseUnixRights(&m); err == nil {
+			fds = append(fds, got...)
+		}
+	}
+	return fds
+}
