@@ -74,7 +74,7 @@ func TestWarmRunnerEndToEnd(t *testing.T) {
 }
 
 // waitRunner waits until the broker has a runner waiting, and returns it.
-func waitRunner(t *testing.T, broker int) int {
+func waitRunner(t testing.TB, broker int) int {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if c := brokertest.Children(broker); len(c) == 1 {

@@ -91,7 +91,10 @@ func cmdRun(a *cli, args []string) int {
 			"else of the host. Tool calls go to the servers in the workspace's mcp.json, each started only if\n"+
 			"the program calls it. Prints what the program logs, then its result (its default export, or\n"+
 			"what its default-exported function returns) as JSON. Exits 0 on success, 1 when the program\n"+
-			"failed, 2 on usage errors. Every run is recorded in .mcpcode/audit/ (see mcpcode audit).")
+			"failed, 2 on usage errors. Every run is recorded in .mcpcode/audit/ (see mcpcode audit).\n\n"+
+			"Runs after the first are served by a warm runner that a background broker keeps ready (the same\n"+
+			"user and execution context only, never with a terminal; it ends after 10 idle minutes);\n"+
+			"MCPCODE_WARM=off runs every time from scratch (see README, \"Warm runs\").")
 	d := runtime.DefaultLimits()
 	rf := runFlags{limits: d, memory: byteSize(d.Memory), fsQuota: byteSize(d.FSQuota)}
 	fs.StringVar(&rf.dir, "dir", "", "the workspace: the directory with mcp.json, servers/, skills/ and workspace/ (default: the current directory, or the nearest parent with mcp.json)")

@@ -88,8 +88,10 @@ func fakeCommand(args []string, done func(int)) int {
 	code, _ := strconv.Atoi(os.Getenv("MCPCODE_TEST_CODE"))
 	done(code)
 	if after := os.Getenv("MCPCODE_TEST_AFTER"); after != "" {
-		// Cleanup after the client has its code: the runner's own.
-		time.Sleep(200 * time.Millisecond)
+		// Cleanup after the client has its code: the runner's own, which
+		// holds the client's streams no longer.
+		time.Sleep(2 * time.Second)
+		os.Stdout.WriteString("after the end\n")
 		os.WriteFile(after, []byte("cleaned up"), 0o600)
 	}
 	return code
@@ -103,9 +105,13 @@ func client(t *testing.T, env []string, dir, stdin string, args ...string) (stri
 	cmd.Env, cmd.Dir, cmd.Stdin = env, dir, strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	// A broker holding the client's output pipe would block Wait.
-	cmd.WaitDelay = 10 * time.Second
+	// A broker or runner holding the client's output pipe would block
+	// Wait, until it closes it or WaitDelay passes.
+	cmd.WaitDelay = time.Second
 	err := cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) {
+		t.Fatalf("the client exited, but its output stayed open (stdout %q)", out.String())
+	}
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {
 		t.Fatalf("client: %v (stderr %q)", err, errOut.String())
@@ -134,7 +140,7 @@ func TestBrokerRunsTheCommandAsTheClientWould(t *testing.T) {
 	startBroker(t, xdg)
 	dir := t.TempDir()
 	after := filepath.Join(dir, "after")
-	env := append(brokertest.Env(os.Environ(), xdg), "MCPCODE_TEST_VALUE=a value with spaces", "MCPCODE_TEST_CODE=3", "MCPCODE_TEST_AFTER="+after)
+	env := append(brokertest.Env(os.Environ(), xdg), "MCPCODE_TEST_VALUE=a value with spaces", "MCPCODE_TEST_CODE=3")
 	out, errOut, state := client(t, env, dir, "the client's stdin\n", "report", "two words", "")
 	var r runnerReport
 	if err := json.Unmarshal([]byte(out), &r); err != nil || !r.Runner {
@@ -158,6 +164,10 @@ func TestBrokerRunsTheCommandAsTheClientWould(t *testing.T) {
 	if r.Pid == state.Pid() {
 		t.Error("the command ran in the client")
 	}
+	// Each run gets a fresh runner, and the used one is gone. This one
+	// exits 0 and its runner goes on (cleanup) with the client's output
+	// released: client fails the test if the output stays open.
+	out2, _, _ := client(t, append(brokertest.Env(os.Environ(), xdg), "MCPCODE_TEST_AFTER="+after), dir, "", "report")
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if _, err := os.Stat(after); err == nil {
 			break
@@ -166,8 +176,9 @@ func TestBrokerRunsTheCommandAsTheClientWould(t *testing.T) {
 			t.Fatal("the runner did not finish its cleanup after the client exited")
 		}
 	}
-	// Each run gets a fresh runner, and the used one is gone.
-	out2, _, _ := client(t, env, dir, "", "report")
+	if strings.Contains(out2, "after the end") {
+		t.Errorf("the client's output %q has what its runner wrote after it ended", out2)
+	}
 	var r2 runnerReport
 	if err := json.Unmarshal([]byte(out2), &r2); err != nil || !r2.Runner || r2.Pid == r.Pid {
 		t.Fatalf("second run %q: want another runner than %d", out2, r.Pid)

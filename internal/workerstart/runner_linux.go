@@ -63,6 +63,10 @@ func ServeRunner(main func(args []string, done func(code int)) int, warm func(),
 	}()
 	return main(args, func(code int) {
 		finished.Store(true)
+		// The run's streams are the client's no longer: whoever reads
+		// them sees their end when the client exits, not after this
+		// process's cleanup.
+		releaseStreams()
 		_ = writeAll(conn, appendUint32([]byte{'x'}, uint32(int32(code))))
 	})
 }
@@ -203,4 +207,16 @@ func warmThreads(n int) {
 	for range n {
 		<-done
 	}
+}
+
+// releaseStreams points this process's standard streams at /dev/null.
+func releaseStreams() {
+	null, err := syscall.Open(os.DevNull, syscall.O_RDWR|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	for fd := 0; fd <= 2; fd++ {
+		_ = syscall.Dup3(null, fd, 0)
+	}
+	syscall.Close(null)
 }

@@ -16,7 +16,11 @@ NF=${2:-10}
 NG=${3:-5}
 NPM=$ROOT/testdata/npm/node_modules
 W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+# The broker of warm runners (mcpcode run's default) gets a directory of
+# this script's own, and is stopped at the end.
+export XDG_RUNTIME_DIR="$W/xdg"
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+trap 'pkill -f "__broker $W/xdg" || true; rm -rf "$W"' EXIT
 mkdir -p "$W/bin"
 CGO_ENABLED=0 go build -trimpath -o "$W/bin/mcpcode" ./cmd/mcpcode
 CGO_ENABLED=0 go build -trimpath -o "$W/bin/replay" ./testdata/bench/replay
@@ -26,12 +30,16 @@ echo "machine: $(nproc) cores, $(uname -sr), go $(go env GOVERSION), node $(node
 
 echo
 echo "== 1. hello.ts, each a whole process (reference: node -e)"
+echo "   (300 ms between runs, as between an agent's programs, for the broker's next warm runner;"
+echo "   mcpcode run's peak memory counts the runner and worker that served it)"
 mkdir "$W/hello"
 echo '{"mcpServers":{}}' >"$W/hello/mcp.json"
 echo 'console.log("hello");' >"$W/hello/hello.ts"
-"$W/pairs" -dir "$W/hello" -n "$NH" \
+(cd "$W/hello" && mcpcode run hello.ts >/dev/null) # starts the broker
+"$W/pairs" -dir "$W/hello" -n "$NH" -gap 300ms -also "mcpcode run=$W/bin/mcpcode __runner" \
 	'node -e=node -e console.log("hello")' \
 	"mcpcode run=$W/bin/mcpcode run hello.ts" \
+	"mcpcode run, no broker=env MCPCODE_WARM=off $W/bin/mcpcode run hello.ts" \
 	"mcpcode run --isolation none=$W/bin/mcpcode run --isolation none hello.ts" \
 	"deno run=$NPM/deno/deno run hello.ts" \
 	"bun=$NPM/bun/bin/bun.exe hello.ts" \
@@ -40,7 +48,7 @@ echo 'console.log("hello");' >"$W/hello/hello.ts"
 echo
 echo "== 2. the 10,000-row flow against the demo servers (programs/pending-orders.ts)"
 cp -r examples/demo "$W/demo"
-"$W/pairs" -dir "$W/demo" -n "$NF" \
+"$W/pairs" -dir "$W/demo" -n "$NF" -gap 300ms -also "mcpcode run=$W/bin/mcpcode __runner" \
 	"node + official SDK=node $ROOT/testdata/bench/node/pending-orders.mjs mcpcode demo-server google-drive" \
 	"mcpcode run=$W/bin/mcpcode run programs/pending-orders.ts"
 
@@ -53,7 +61,7 @@ echo "{\"mcpServers\":{\"google-drive\":{\"command\":\"replay\",\"args\":[\"serv
 # "server alone" is the least a client of the server does (replay client:
 # start it, initialize, list, call, read the answer, stop it): the server's
 # own share, to subtract from each client's time.
-"$W/pairs" -dir "$W/replay" -n "$NF" \
+"$W/pairs" -dir "$W/replay" -n "$NF" -gap 300ms -also "mcpcode run=$W/bin/mcpcode __runner" \
 	"node + official SDK=node $ROOT/testdata/bench/node/pending-orders.mjs replay serve $W/getsheet.rec" \
 	"mcpcode run=$W/bin/mcpcode run programs/pending-orders.ts" \
 	"server alone=replay client -- replay serve $W/getsheet.rec"
