@@ -131,57 +131,167 @@ func fnv64(b []byte) uint64 {
 	return h
 }
 
-// fingerprint describes what a worker started by this process would
-// inherit besides its pipes and environment: the binary, the credentials,
-// the sandboxing and the limits. Two processes with the same fingerprint
-// start equal workers. It fails when a part cannot be read, and then no
-// broker is used.
-func fingerprint() ([]byte, error) {
-	var st syscall.Stat_t
-	if err := syscall.Stat("/proc/self/exe", &st); err != nil {
-		return nil, err
-	}
+// fingerprint describes what a process started by this one would inherit
+// besides its pipes and environment: the binary, the credentials, the
+// sandboxing and the limits, read from /proc/self.
+func fingerprint() ([]byte, error) { return fingerprintOf("/proc/self", 0) }
+
+// fingerprintOf is the fingerprint of the process whose /proc directory is
+// proc and whose pid is pid (0: this process). Two processes with the same
+// fingerprint start equal children. Each side of the broker's socket
+// compares its own with the other side's, read from /proc, so neither has
+// to believe what the other says of itself. It fails when a part cannot be
+// read (another user's process, a process gone), and then no broker is
+// used.
+func fingerprintOf(proc string, pid int) ([]byte, error) {
 	fp := make([]byte, 0, 4096)
-	fp = append(fp, "exe "...)
-	for _, n := range []uint64{st.Dev, st.Ino, uint64(st.Size), uint64(st.Mtim.Sec), uint64(st.Mtim.Nsec)} {
-		fp = strconv.AppendUint(append(fp, ' '), n, 10)
+	for _, f := range []string{"exe", "root"} {
+		var st syscall.Stat_t
+		if err := syscall.Stat(proc+"/"+f, &st); err != nil {
+			return nil, err
+		}
+		fp = append(fp, f...)
+		for _, n := range []uint64{st.Dev, st.Ino, uint64(st.Size), uint64(st.Mtim.Sec), uint64(st.Mtim.Nsec)} {
+			fp = strconv.AppendUint(append(fp, ' '), n, 10)
+		}
+		fp = append(fp, '\n')
 	}
-	fp = append(fp, '\n')
-	status, err := readSmall("/proc/self/status")
+	status, err := readSmall(proc + "/status")
 	if err != nil {
 		return nil, err
 	}
 	// The lines of status that a child inherits; the others (name, pids,
-	// memory, signal masks, counters) are not about what it may do.
+	// memory, counters) are not about what it may do.
 	for _, line := range lines(status) {
 		for _, key := range []string{"Umask:", "Uid:", "Gid:", "Groups:", "NoNewPrivs:", "Seccomp:", "Seccomp_filters:",
-			"CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:", "Speculation_Store_Bypass:", "Cpus_allowed_list:", "Mems_allowed_list:"} {
+			"SigIgn:", "CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:", "Speculation_Store_Bypass:",
+			"Cpus_allowed_list:", "Mems_allowed_list:"} {
 			if len(line) > len(key) && string(line[:len(key)]) == key {
 				fp = append(append(fp, line...), '\n')
 			}
 		}
 	}
-	for _, f := range []string{"/proc/self/cgroup", "/proc/self/limits", "/proc/self/attr/current"} {
-		b, err := readSmall(f)
-		if err != nil && f != "/proc/self/attr/current" { // no security module: no label
+	for _, f := range []string{"cgroup", "limits", "oom_score_adj", "personality", "attr/current"} {
+		b, err := readSmall(proc + "/" + f)
+		if err != nil && f != "attr/current" { // no security module: no label
 			return nil, err
 		}
 		fp = append(append(append(fp, f...), '\n'), b...)
 	}
 	for _, ns := range []string{"cgroup", "ipc", "mnt", "net", "pid", "pid_for_children", "time", "user", "uts"} {
 		buf := make([]byte, 64)
-		n, err := syscall.Readlink("/proc/self/ns/"+ns, buf)
-		if err != nil {
+		n, err := syscall.Readlink(proc+"/ns/"+ns, buf)
+		if errors.Is(err, syscall.ENOENT) {
 			continue // a namespace this kernel does not have
+		}
+		if err != nil {
+			return nil, err
 		}
 		fp = append(append(append(fp, "ns "...), buf[:n]...), '\n')
 	}
-	prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
+	// Scheduling: nice, real-time priority and policy (fields 19, 40 and 41
+	// of stat), and the I/O priority.
+	stat, err := readSmall(proc + "/stat")
 	if err != nil {
 		return nil, err
 	}
-	fp = strconv.AppendInt(append(fp, "priority "...), int64(prio), 10)
-	return append(fp, '\n'), nil
+	fields := statFields(stat)
+	if len(fields) < 41 {
+		return nil, errors.New(proc + "/stat is too short")
+	}
+	fp = append(append(fp, "sched "...), fields[18]+" "+fields[39]+" "+fields[40]+"\n"...)
+	const ioprioWhoProcess = 1
+	prio, _, errno := syscall.Syscall(syscall.SYS_IOPRIO_GET, ioprioWhoProcess, uintptr(pid), 0)
+	if errno != 0 {
+		return nil, errno
+	}
+	return strconv.AppendUint(append(fp, "ioprio "...), uint64(prio), 10), nil
+}
+
+// statFields splits /proc/<pid>/stat into its fields, numbered from 1 as
+// in proc(5) (fields[0] is the pid); the command name, which may hold
+// spaces and parentheses, is one field.
+func statFields(stat []byte) []string {
+	open, close := -1, -1
+	for i, c := range stat {
+		if c == '(' && open < 0 {
+			open = i
+		}
+		if c == ')' {
+			close = i
+		}
+	}
+	if open < 0 || close < open {
+		return nil
+	}
+	fields := []string{string(stat[:open-1]), string(stat[open : close+1])}
+	rest := stat[close+1:]
+	for len(rest) > 0 {
+		for len(rest) > 0 && (rest[0] == ' ' || rest[0] == '\n') {
+			rest = rest[1:]
+		}
+		i := 0
+		for i < len(rest) && rest[i] != ' ' && rest[i] != '\n' {
+			i++
+		}
+		if i > 0 {
+			fields = append(fields, string(rest[:i]))
+		}
+		rest = rest[i:]
+	}
+	return fields
+}
+
+// sandboxed says why this process must not use or be a broker: a seccomp
+// filter or no_new_privs (which also come with Landlock) say it runs in a
+// sandbox the fingerprint cannot fully see (two filters, two rule sets,
+// look the same in /proc), and a controlling terminal is something a
+// runner cannot have. "" when none applies.
+func sandboxed() string {
+	status, err := readSmall("/proc/self/status")
+	if err != nil {
+		return "cannot read /proc/self/status"
+	}
+	for _, line := range lines(status) {
+		switch string(line) {
+		case "NoNewPrivs:\t0", "Seccomp:\t0":
+		default:
+			if hasPrefix(line, "NoNewPrivs:") || hasPrefix(line, "Seccomp:") {
+				return string(line)
+			}
+		}
+	}
+	stat, err := readSmall("/proc/self/stat")
+	if f := statFields(stat); err != nil || len(f) < 7 || f[6] != "0" {
+		return "a controlling terminal"
+	}
+	return ""
+}
+
+func hasPrefix(b []byte, p string) bool { return len(b) >= len(p) && string(b[:len(p)]) == p }
+
+// peerMatches says whether the process at the other end of the Unix socket
+// fd is of this process's user and has the fingerprint self, read from
+// its /proc directory; the process is pinned by a pidfd while it is read,
+// so that a pid reused meanwhile is not taken for it.
+func peerMatches(fd int, self []byte) bool {
+	cred, err := syscall.GetsockoptUcred(fd, syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	if err != nil || int(cred.Uid) != os.Getuid() || cred.Pid <= 0 {
+		return false
+	}
+	const sysPidfdOpen, sysPidfdSendSignal = 434, 424 // the same on every Linux architecture
+	pidfd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(cred.Pid), 0, 0)
+	if errno != 0 {
+		return false
+	}
+	defer syscall.Close(int(pidfd))
+	fp, err := fingerprintOf("/proc/"+strconv.Itoa(int(cred.Pid)), int(cred.Pid))
+	if err != nil || string(fp) != string(self) {
+		return false
+	}
+	// Still the same process: its pid was not reused while it was read.
+	_, _, errno = syscall.Syscall6(sysPidfdSendSignal, pidfd, 0, 0, 0, 0, 0)
+	return errno == 0
 }
 
 // readSmall reads a small file of /proc whole.

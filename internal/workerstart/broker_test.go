@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/mcpcode/mcpcode/internal/workerstart/brokertest"
 )
@@ -50,6 +51,10 @@ func playBroker(args []string) int {
 			return 1
 		}
 		return 0
+	case "forge":
+		return forge(args[1], args[2])
+	case "fakebroker":
+		return fakeBroker(args[1], args[2])
 	default:
 		return ServeRunner(fakeCommand, nil, func(w io.Writer) error {
 			_, err := w.Write([]byte("warm up\n"))
@@ -79,6 +84,15 @@ func fakeCommand(args []string, done func(int)) int {
 	case "die":
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {}
+	case "big":
+		os.WriteFile(os.Getenv("MCPCODE_TEST_WRITING"), nil, 0o600)
+		if _, err := os.Stdout.Write(bytes.Repeat([]byte("x"), 300_001)); err != nil {
+			os.Stderr.WriteString(err.Error())
+			done(1)
+			return 1
+		}
+		done(0)
+		return 0
 	}
 	dir, _ := os.Getwd()
 	in, _ := io.ReadAll(os.Stdin)
@@ -349,7 +363,7 @@ func TestFingerprintChangesWithTheContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"exe ", "Uid:", "Groups:", "CapEff:", "NoNewPrivs:", "Seccomp:", "Cpus_allowed_list:", "Umask:",
-		"/proc/self/cgroup", "Max open files", "ns mnt:", "ns user:", "ns pid:", "priority "} {
+		"cgroup", "Max open files", "ns mnt:", "ns user:", "ns pid:", "sched ", "ioprio ", "root ", "SigIgn:", "oom_score_adj", "personality"} {
 		if !bytes.Contains(base, []byte(want)) {
 			t.Errorf("the fingerprint has no %q:\n%s", want, base)
 		}
@@ -396,4 +410,242 @@ func FuzzReadStrings(f *testing.F) {
 			t.Errorf("%q reads as %q + %q, which writes back differently", b, got, rest)
 		}
 	})
+}
+
+// forge asks the broker at sock for a runner with the fingerprint in the
+// file fpFile (another process's) and prints the answer.
+func forge(sock, fpFile string) int {
+	fp, err := os.ReadFile(fpFile)
+	if err != nil {
+		return 2
+	}
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil || syscall.Connect(fd, &syscall.SockaddrUnix{Name: sock}) != nil {
+		return 2
+	}
+	if writeAll(fd, append(appendUint32([]byte(brokerHello), uint32(len(fp))), fp...)) != nil {
+		return 2
+	}
+	var answer [1]byte
+	readFull(fd, answer[:])
+	os.Stdout.Write(answer[:])
+	return 0
+}
+
+// fakeBroker listens on sock in place of the broker, takes one connection,
+// answers 'y' to whatever comes, and writes to the file record what the
+// client sent and the descriptors it passed.
+func fakeBroker(sock, record string) int {
+	os.Remove(sock)
+	lfd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil || syscall.Bind(lfd, &syscall.SockaddrUnix{Name: sock}) != nil || syscall.Listen(lfd, 4) != nil {
+		return 2
+	}
+	os.WriteFile(record+".ready", nil, 0o600)
+	fd, _, err := syscall.Accept4(lfd, syscall.SOCK_CLOEXEC)
+	if err != nil {
+		return 2
+	}
+	setTimeout(fd, 2)
+	var got []byte
+	buf := make([]byte, 65536)
+	oob := make([]byte, syscall.CmsgSpace(4*4))
+	answered := false
+	for {
+		n, oobn, _, _, err := syscall.Recvmsg(fd, buf, oob, 0)
+		if n <= 0 || err != nil {
+			break
+		}
+		got = append(got, buf[:n]...)
+		if fds := receivedFDs(oob[:oobn]); len(fds) > 0 {
+			got = append(got, []byte(" [descriptors]")...)
+		}
+		if !answered {
+			writeAll(fd, []byte{'y'})
+			answered = true
+		}
+	}
+	os.WriteFile(record, got, 0o600)
+	return 0
+}
+
+// TestBrokerClientsAndBrokersCheckEachOther: a process of this user in
+// another context (here: another umask) can neither get a runner by
+// sending the broker's fingerprint as its own, nor take the broker's
+// place on its socket and receive a run's request.
+func TestBrokerClientsAndBrokersCheckEachOther(t *testing.T) {
+	t.Parallel()
+	xdg := brokertest.NewXDG(t)
+	sock := startBroker(t, xdg)
+	broker := brokertest.Pid(t, sock)
+	fp, err := fingerprint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fpFile := filepath.Join(t.TempDir(), "fp")
+	if err := os.WriteFile(fpFile, fp, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("sh", "-c", `umask 077 && exec "$0" forge "$1" "$2"`, os.Args[0], sock, fpFile).Output()
+	if err != nil || string(out) != "n" {
+		t.Errorf("a client in another context sending this one's fingerprint got %q (%v), want n", out, err)
+	}
+
+	record := filepath.Join(t.TempDir(), "record")
+	fake := exec.Command("sh", "-c", `umask 077 && exec "$0" fakebroker "$1" "$2"`, os.Args[0], sock, record)
+	if err := fake.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer fake.Process.Kill()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(record + ".ready"); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the fake broker did not start")
+		}
+	}
+	out2, _, state := client(t, append(brokertest.Env(os.Environ(), xdg), "SECRET_TOKEN=hunter2"), "", "", "report")
+	if !state.Success() || strings.Contains(out2, `"runner":true`) {
+		t.Errorf("run with a fake broker on the socket: %q, %v; want a local run", out2, state)
+	}
+	fake.Wait()
+	got, _ := os.ReadFile(record)
+	if len(got) != 0 {
+		t.Errorf("the fake broker received %q from the client", got)
+	}
+	// The real broker lost its socket: stop it by its pid.
+	os.Remove(sock)
+	syscall.Kill(broker, syscall.SIGTERM)
+}
+
+// TestBrokerNotInASandbox: with no_new_privs (as Landlock and many
+// sandboxes set it) or a controlling terminal a run stays local, and
+// starts no broker.
+func TestBrokerNotInASandbox(t *testing.T) {
+	t.Parallel()
+	// In a sandbox with no_new_privs, no broker is started or used, even
+	// by runs that share it (Landlock rules, for one, cannot be compared).
+	nnp := brokertest.NewXDG(t)
+	for range 2 {
+		cmd := exec.Command("setpriv", "--no-new-privs", os.Args[0], "run", "report")
+		cmd.Env = brokertest.Env(os.Environ(), nnp)
+		out, err := cmd.Output()
+		if err != nil || strings.Contains(string(out), `"runner":true`) {
+			t.Errorf("with no_new_privs: %q, %v; want a local run (setpriv is util-linux's)", out, err)
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // a broker, if one was started, would listen by now
+	if s := brokertest.Sockets(nnp); len(s) != 0 {
+		t.Errorf("a broker was started with no_new_privs: %q", s)
+	}
+
+	xdg := brokertest.NewXDG(t)
+	startBroker(t, xdg)
+
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	var n uint32
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); errno != 0 {
+		t.Fatal(errno)
+	}
+	var unlock int32
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); errno != 0 {
+		t.Fatal(errno)
+	}
+	tty, err := os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	cmd := exec.Command(os.Args[0], "run", "report")
+	cmd.Env = brokertest.Env(os.Environ(), xdg)
+	cmd.ExtraFiles = []*os.File{tty} // descriptor 3: the controlling terminal, not a standard stream
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 3}
+	out, err := cmd.Output()
+	if err != nil || strings.Contains(string(out), `"runner":true`) {
+		t.Errorf("with a controlling terminal: %q, %v; want a local run", out, err)
+	}
+	if s := brokertest.Sockets(xdg); len(s) != 1 {
+		t.Errorf("sockets %q: want only the first broker's", s)
+	}
+}
+
+// TestBrokerStreamsAsTheClientHasThem: a non-blocking stdout (a pipe
+// shared with a process that set O_NONBLOCK) gets all of a large output.
+func TestBrokerStreamsAsTheClientHasThem(t *testing.T) {
+	t.Parallel()
+	xdg := brokertest.NewXDG(t)
+	startBroker(t, xdg)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := int(w.Fd()) // Fd makes it blocking, and Start calls it again
+	writing := filepath.Join(t.TempDir(), "writing")
+	cmd := exec.Command(os.Args[0], "run", "big")
+	cmd.Env = append(brokertest.Env(os.Environ(), xdg), "MCPCODE_TEST_WRITING="+writing)
+	cmd.Stdout = w
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Shared with the client's stdout: the same open file.
+	if err := syscall.SetNonblock(raw, true); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	// Read late, so that the pipe fills and the writer meets EAGAIN.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(writing); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	got, _ := io.ReadAll(r)
+	cmd.Wait()
+	if len(got) != 300_001 || !cmd.ProcessState.Success() {
+		t.Errorf("got %d bytes of 300,001 (%v, stderr %q)", len(got), cmd.ProcessState, errOut.String())
+	}
+}
+
+// TestBrokerIgnoredSignalsStayIgnored: a run started with SIGHUP ignored
+// (nohup) is served by runners that ignore it too (SigIgn is part of the
+// fingerprint), never by those of a broker started without.
+func TestBrokerIgnoredSignalsStayIgnored(t *testing.T) {
+	t.Parallel()
+	xdg := brokertest.NewXDG(t)
+	startBroker(t, xdg)
+	nohup := func(mode string) *exec.Cmd {
+		cmd := exec.Command("sh", "-c", `trap "" HUP && exec "$0" run "$1"`, os.Args[0], mode)
+		cmd.Env = brokertest.Env(os.Environ(), xdg)
+		return cmd
+	}
+	if out, err := nohup("report").Output(); err != nil || strings.Contains(string(out), `"runner":true`) {
+		t.Fatalf("the first run with SIGHUP ignored: %q, %v; want a local run (another context)", out, err)
+	}
+	brokertest.WaitSockets(t, xdg, 2)
+	cmd := nohup("wait")
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() {
+		t.Fatal("the command printed nothing")
+	}
+	cmd.Process.Signal(syscall.SIGHUP)
+	time.Sleep(200 * time.Millisecond) // a SIGHUP that got through would have ended it
+	cmd.Process.Signal(syscall.SIGTERM)
+	if !lines.Scan() || lines.Text() != "terminated" {
+		t.Errorf("after SIGHUP then SIGTERM the command printed %q, want terminated", lines.Text())
+	}
+	cmd.Wait()
+	if cmd.ProcessState.ExitCode() != 143 {
+		t.Errorf("client ended %v, want exit status 143", cmd.ProcessState)
+	}
 }

@@ -53,6 +53,9 @@ func runViaBroker(args []string) {
 			return
 		}
 	}
+	if sandboxed() != "" {
+		return
+	}
 	fp, err := fingerprint()
 	if err != nil {
 		return
@@ -77,12 +80,24 @@ func runViaBroker(args []string) {
 	// Signals from here on are the run's (none is lost before the
 	// runner has the request).
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, forwardedSignals...)
+	for _, sig := range forwardedSignals {
+		if !signal.Ignored(sig) { // ignored here (nohup): ignored by the run too
+			signal.Notify(sigs, sig)
+		}
+	}
 	if err := sendRequest(fd, args); err != nil {
-		// The runner got no request, so it runs nothing: run here.
+		// The runner got no request, so it runs nothing: run here, with
+		// the signals that came meanwhile.
 		signal.Stop(sigs)
 		syscall.Close(fd)
-		return
+		for {
+			select {
+			case sig := <-sigs:
+				_ = syscall.Kill(os.Getpid(), sig.(syscall.Signal))
+			default:
+				return
+			}
+		}
 	}
 	os.Exit(awaitRunner(fd, sigs))
 }
@@ -114,9 +129,13 @@ func askBroker(path string, fp []byte) (int, error) {
 	// A broker answers at once; a stuck one must not stall the run, which
 	// then runs here.
 	setTimeout(fd, 1)
-	if !peerIsMe(fd) {
+	// Whatever listens there gets this run's environment and streams: it
+	// must be a broker of this binary in this very context, which its
+	// /proc says, not its word (another process of this user, in a
+	// sandbox, could have put its own socket there).
+	if !peerMatches(fd, fp) {
 		syscall.Close(fd)
-		return -1, errors.New("the broker's socket belongs to another user")
+		return -1, errors.New("what listens on the broker's socket is not a broker of this context")
 	}
 	req := make([]byte, 0, len(brokerHello)+4+len(fp))
 	req = append(req, brokerHello...)

@@ -11,6 +11,9 @@ import (
 	"unsafe"
 )
 
+// replacedStdio keeps the standard files a runner replaced (takeRequest).
+var replacedStdio []*os.File
+
 // runnerControlFD is the runner's end of its socket pair with the broker.
 const runnerControlFD = 3
 
@@ -143,6 +146,14 @@ func takeRequest(conn int) ([]string, error) {
 			return nil, errors.New("taking the run's standard streams: " + err.Error())
 		}
 	}
+	// os.Stdin, os.Stdout and os.Stderr were made for this process's
+	// /dev/null, in blocking mode; the client's streams may be
+	// non-blocking (a shared pipe), which os.NewFile sees and handles.
+	// The old files stay referenced: collected, they would close 0-2.
+	replacedStdio = append(replacedStdio, os.Stdin, os.Stdout, os.Stderr)
+	os.Stdin = os.NewFile(0, "/dev/stdin")
+	os.Stdout = os.NewFile(1, "/dev/stdout")
+	os.Stderr = os.NewFile(2, "/dev/stderr")
 	if err := syscall.Fchdir(fds[0]); err != nil {
 		return nil, errors.New("entering the run's working directory: " + err.Error())
 	}

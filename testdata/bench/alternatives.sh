@@ -31,12 +31,13 @@ echo "machine: $(nproc) cores, $(uname -sr), go $(go env GOVERSION), node $(node
 echo
 echo "== 1. hello.ts, each a whole process (reference: node -e)"
 echo "   (300 ms between runs, as between an agent's programs, for the broker's next warm runner;"
-echo "   mcpcode run's peak memory counts the runner and worker that served it)"
+echo "   mcpcode run's peak memory counts the runner and worker that served it; no broker: MCPCODE_WARM=off)"
 mkdir "$W/hello"
 echo '{"mcpServers":{}}' >"$W/hello/mcp.json"
 echo 'console.log("hello");' >"$W/hello/hello.ts"
 (cd "$W/hello" && mcpcode run hello.ts >/dev/null) # starts the broker
 "$W/pairs" -dir "$W/hello" -n "$NH" -gap 300ms -also "mcpcode run=$W/bin/mcpcode __runner" \
+	-also "mcpcode run --isolation none=$W/bin/mcpcode __runner" \
 	'node -e=node -e console.log("hello")' \
 	"mcpcode run=$W/bin/mcpcode run hello.ts" \
 	"mcpcode run, no broker=env MCPCODE_WARM=off $W/bin/mcpcode run hello.ts" \
