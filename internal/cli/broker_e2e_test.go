@@ -89,7 +89,7 @@ func waitRunner(t testing.TB, broker int) int {
 // must reach its end when the binary exits (nothing else may hold it).
 func runWithStdin(t *testing.T, dir string, env []string, stdin string, args ...string) runResult {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	cmd := brokertest.Command(binary, args...)
 	cmd.Dir, cmd.Env, cmd.Stdin = dir, append(os.Environ(), env...), strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -117,4 +117,39 @@ func runWithStdin(t *testing.T, dir string, env []string, stdin string, args ...
 		t.Fatal(err)
 	}
 	return runResult{stdout.String(), stderr.String(), code}
+}
+
+// TestWarmRunnerInABackgroundJob: a script's background job starts with
+// SIGINT ignored, a context of its own (the fingerprint has the ignored
+// signals); the broker it starts must serve it all the same, which it
+// cannot if anything in the broker catches SIGINT before it reads its own
+// context.
+func TestWarmRunnerInABackgroundJob(t *testing.T) {
+	t.Parallel()
+	xdg := brokertest.NewXDG(t)
+	ws := t.TempDir()
+	for name, content := range map[string]string{"mcp.json": `{"mcpServers":{}}`, "hello.ts": `console.log("hello");`} {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func() runResult {
+		t.Helper()
+		cmd := brokertest.Command("sh", "-c", `trap "" INT && exec "$0" run hello.ts`, binary)
+		cmd.Dir, cmd.Env = ws, append(os.Environ(), "MCPCODE_WARM=on", "XDG_RUNTIME_DIR="+xdg)
+		out, err := cmd.CombinedOutput()
+		if err != nil || string(out) != "hello\n" {
+			t.Fatalf("run with SIGINT ignored: %q, %v", out, err)
+		}
+		return runResult{stdout: string(out)}
+	}
+	run() // starts the broker
+	broker := brokertest.Pid(t, brokertest.WaitSockets(t, xdg, 1)[0])
+	runner := waitRunner(t, broker)
+	run()
+	for deadline := time.Now().Add(10 * time.Second); brokertest.Alive(runner); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the warm runner %d did not take the run of a background job", runner)
+		}
+	}
 }

@@ -61,7 +61,6 @@ func commands() []command {
 		{name: "demo-server", summary: "serve a built-in demo MCP server over stdio", run: cmdDemoServer},
 		{name: "version", summary: "print the version", run: cmdVersion},
 		{name: workerstart.Arg, summary: "run one program as a worker process (internal)", hidden: true, run: cmdWorker},
-		{name: workerstart.BrokerArg, summary: "keep a warm runner for the next run (internal)", hidden: true, run: cmdBroker},
 	}
 }
 
@@ -77,6 +76,18 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return workerstart.ServeRunner(func(args []string, done func(code int)) int {
 			return main(args, os.Stdin, os.Stdout, os.Stderr, done)
 		}, warmRunner, worker.SendWarmUp)
+	}
+	if len(args) == 3 && args[0] == workerstart.BrokerArg {
+		// The broker, before anything changes its signal dispositions:
+		// SIGINT's (ignored in a script's background job) is part of the
+		// context it serves, so only SIGTERM is caught.
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+		defer stop()
+		if err := workerstart.ServeBroker(ctx, args[1], args[2]); err != nil {
+			fmt.Fprintf(stderr, "mcpcode broker: %v\n", err)
+			return exitFailure
+		}
+		return exitOK
 	}
 	return main(args, stdin, stdout, stderr, nil)
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/mcpcode/mcpcode/internal/app"
 	"github.com/mcpcode/mcpcode/internal/atomicfile"
 	"github.com/mcpcode/mcpcode/internal/visible"
-	"github.com/mcpcode/mcpcode/internal/workerstart"
 	"github.com/mcpcode/mcpcode/runtime"
 	"github.com/mcpcode/mcpcode/runtime/worker"
 	"github.com/mcpcode/mcpcode/servers"
@@ -198,20 +197,6 @@ func cmdWorker(a *cli, args []string) int {
 	skillPolicy := func(ws string) runtime.SkillPolicy { return skills.NewWorkspace(ws).Policy() }
 	if err := worker.Serve(a.ctx, a.stdin, a.stdout, worker.ServeOptions{Skills: skillPolicy}); err != nil {
 		fmt.Fprintf(a.stderr, "mcpcode worker: %v\n", err)
-		return exitFailure
-	}
-	return exitOK
-}
-
-// cmdBroker runs the broker on the socket it is given (started in the
-// background by a run: internal/workerstart).
-func cmdBroker(a *cli, args []string) int {
-	if len(args) != 1 {
-		fmt.Fprintln(a.stderr, "mcpcode __broker: want the broker's socket path")
-		return exitUsage
-	}
-	if err := workerstart.ServeBroker(a.ctx, args[0]); err != nil {
-		fmt.Fprintf(a.stderr, "mcpcode broker: %v\n", err)
 		return exitFailure
 	}
 	return exitOK

@@ -64,7 +64,7 @@ func BenchmarkProcessHello(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			run := func() {
-				cmd := exec.Command(exe, bc.args...)
+				cmd := brokertest.Command(exe, bc.args...)
 				cmd.Dir, cmd.Env = ws, append(os.Environ(), bc.env...)
 				if out, err := cmd.CombinedOutput(); err != nil {
 					b.Fatalf("mcpcode %v: %v\n%s", bc.args, err, out)

@@ -164,14 +164,17 @@ func fingerprintOf(proc string, pid int) ([]byte, error) {
 	// memory, counters) are not about what it may do.
 	for _, line := range lines(status) {
 		for _, key := range []string{"Umask:", "Uid:", "Gid:", "Groups:", "NoNewPrivs:", "Seccomp:", "Seccomp_filters:",
-			"SigIgn:", "CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:", "Speculation_Store_Bypass:",
+			"TracerPid:", "SigIgn:", "CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:", "Speculation_Store_Bypass:",
 			"Cpus_allowed_list:", "Mems_allowed_list:"} {
 			if len(line) > len(key) && string(line[:len(key)]) == key {
 				fp = append(append(fp, line...), '\n')
 			}
 		}
 	}
-	for _, f := range []string{"cgroup", "limits", "oom_score_adj", "personality", "attr/current"} {
+	// (personality is not read: another process's needs ptrace-attach
+	// rights, which Yama gives only to ancestors; sandboxed() requires
+	// the default on each side.)
+	for _, f := range []string{"cgroup", "limits", "oom_score_adj", "coredump_filter", "loginuid", "sessionid", "attr/current"} {
 		b, err := readSmall(proc + "/" + f)
 		if err != nil && f != "attr/current" { // no security module: no label
 			return nil, err
@@ -242,24 +245,34 @@ func statFields(stat []byte) []string {
 	return fields
 }
 
-// sandboxed says why this process must not use or be a broker: a seccomp
-// filter or no_new_privs (which also come with Landlock) say it runs in a
-// sandbox the fingerprint cannot fully see (two filters, two rule sets,
-// look the same in /proc), and a controlling terminal is something a
+// sandboxed says why this process must not use or be a broker: a
+// sandbox whose rules /proc does not show, so that two processes in
+// different ones look the same: a seccomp filter or no_new_privs (Landlock
+// needs one of them, or CAP_SYS_ADMIN), CAP_SYS_ADMIN (with it, Landlock
+// and seccomp need no no_new_privs), a tracer (a ptrace supervisor), a
+// personality other than the default; and a controlling terminal, which a
 // runner cannot have. "" when none applies.
 func sandboxed() string {
 	status, err := readSmall("/proc/self/status")
 	if err != nil {
 		return "cannot read /proc/self/status"
 	}
+	const capSysAdmin = 21
 	for _, line := range lines(status) {
-		switch string(line) {
-		case "NoNewPrivs:\t0", "Seccomp:\t0":
-		default:
-			if hasPrefix(line, "NoNewPrivs:") || hasPrefix(line, "Seccomp:") {
-				return string(line)
+		switch {
+		case hasPrefix(line, "NoNewPrivs:") && string(line) != "NoNewPrivs:\t0",
+			hasPrefix(line, "Seccomp:") && string(line) != "Seccomp:\t0",
+			hasPrefix(line, "TracerPid:") && string(line) != "TracerPid:\t0":
+			return string(line)
+		case hasPrefix(line, "CapEff:"):
+			caps, err := strconv.ParseUint(string(line[len("CapEff:\t"):]), 16, 64)
+			if err != nil || caps&(1<<capSysAdmin) != 0 {
+				return "CAP_SYS_ADMIN"
 			}
 		}
+	}
+	if p, err := readSmall("/proc/self/personality"); err != nil || string(p) != "00000000\n" {
+		return "a personality other than the default"
 	}
 	stat, err := readSmall("/proc/self/stat")
 	if f := statFields(stat); err != nil || len(f) < 7 || f[6] != "0" {
@@ -271,27 +284,55 @@ func sandboxed() string {
 func hasPrefix(b []byte, p string) bool { return len(b) >= len(p) && string(b[:len(p)]) == p }
 
 // peerMatches says whether the process at the other end of the Unix socket
-// fd is of this process's user and has the fingerprint self, read from
-// its /proc directory; the process is pinned by a pidfd while it is read,
-// so that a pid reused meanwhile is not taken for it.
+// fd is of this process's user, is not this process, and has the
+// fingerprint self, read from its /proc directory. The process is the one
+// that connected or listened (SO_PEERPIDFD, Linux 6.5), pinned by a pidfd
+// while it is read: a pid taken from SO_PEERCRED may belong to another
+// process by then, once the one that connected has exited.
 func peerMatches(fd int, self []byte) bool {
 	cred, err := syscall.GetsockoptUcred(fd, syscall.SOL_SOCKET, syscall.SO_PEERCRED)
-	if err != nil || int(cred.Uid) != os.Getuid() || cred.Pid <= 0 {
+	if err != nil || int(cred.Uid) != os.Getuid() {
 		return false
 	}
-	const sysPidfdOpen, sysPidfdSendSignal = 434, 424 // the same on every Linux architecture
-	pidfd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(cred.Pid), 0, 0)
-	if errno != 0 {
-		return false
+	const soPeerPidfd = 77
+	pidfd, err := syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, soPeerPidfd)
+	if err != nil {
+		return false // an older kernel: no broker
 	}
-	defer syscall.Close(int(pidfd))
-	fp, err := fingerprintOf("/proc/"+strconv.Itoa(int(cred.Pid)), int(cred.Pid))
+	defer syscall.Close(pidfd)
+	pid := pidOfPidfd(pidfd)
+	if pid <= 0 || pid == os.Getpid() {
+		return false // gone, or this very process
+	}
+	fp, err := fingerprintOf("/proc/"+strconv.Itoa(pid), pid)
 	if err != nil || string(fp) != string(self) {
 		return false
 	}
 	// Still the same process: its pid was not reused while it was read.
-	_, _, errno = syscall.Syscall6(sysPidfdSendSignal, pidfd, 0, 0, 0, 0, 0)
-	return errno == 0
+	return pidOfPidfd(pidfd) == pid
+}
+
+// pidOfPidfd is the pid of the process a pidfd refers to, from its
+// fdinfo: -1 once it has exited, 0 when unknown.
+func pidOfPidfd(pidfd int) int {
+	info, err := readSmall("/proc/self/fdinfo/" + strconv.Itoa(pidfd))
+	if err != nil {
+		return 0
+	}
+	for _, line := range lines(info) {
+		if hasPrefix(line, "Pid:") {
+			v := string(line[len("Pid:"):])
+			for len(v) > 0 && (v[0] == ' ' || v[0] == '\t') {
+				v = v[1:]
+			}
+			pid, err := strconv.Atoi(v)
+			if err != nil {
+				return 0
+			}
+			return pid
+		}
+	}
+	return 0
 }
 
 // readSmall reads a small file of /proc whole.

@@ -24,7 +24,9 @@ func runViaBroker([]string) {}
 func StartBroker() {}
 
 // ServeBroker fails: the broker is for Linux only.
-func ServeBroker(context.Context, string) error { return errors.New("the broker runs on Linux only") }
+func ServeBroker(context.Context, string, string) error {
+	return errors.New("the broker runs on Linux only")
+}
 
 // ServeRunner fails: runners are for Linux only.
 func ServeRunner(func([]string, func(int)) int, func(), func(io.Writer) error) int {

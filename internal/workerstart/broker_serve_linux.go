@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/signal"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -24,8 +26,21 @@ const maxStartFailures = 3
 // it serves runs of this process's fingerprint, whose socket path must be
 // path, until BrokerIdle passes without a run (and no run is still going),
 // its binary is deleted or replaced, its runners keep failing, or ctx is
-// done. It returns nil at once when another broker serves path.
-func ServeBroker(ctx context.Context, path string) error {
+// done. It returns nil at once when another broker serves path. sigIgn is
+// the client's SigIgn as it started (hexadecimal, as in
+// /proc/self/status): SIGHUP and SIGINT, when ignored there, are ignored
+// here too, as the client's own handlers took them back before it started
+// this process, and they are part of the context.
+func ServeBroker(ctx context.Context, path, sigIgn string) error {
+	mask, err := strconv.ParseUint(sigIgn, 16, 64)
+	if err != nil {
+		return errors.New("the ignored signals " + sigIgn + " are not a hexadecimal mask")
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT} {
+		if mask&(1<<(sig-1)) != 0 {
+			signal.Ignore(sig)
+		}
+	}
 	if why := sandboxed(); why != "" {
 		return errors.New("no broker in a sandbox (" + why + ")")
 	}

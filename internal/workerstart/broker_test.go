@@ -46,7 +46,7 @@ func playBroker(args []string) int {
 	case BrokerArg:
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 		defer stop()
-		if err := ServeBroker(ctx, args[1]); err != nil {
+		if err := ServeBroker(ctx, args[1], args[2]); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 			return 1
 		}
@@ -55,6 +55,8 @@ func playBroker(args []string) int {
 		return forge(args[1], args[2])
 	case "fakebroker":
 		return fakeBroker(args[1], args[2])
+	case "connect-and-leave":
+		return connectAndLeave(args[1])
 	default:
 		return ServeRunner(fakeCommand, nil, func(w io.Writer) error {
 			_, err := w.Write([]byte("warm up\n"))
@@ -115,7 +117,7 @@ func fakeCommand(args []string, done func(int)) int {
 // stdin; it returns stdout, stderr and how it ended.
 func client(t *testing.T, env []string, dir, stdin string, args ...string) (string, string, *os.ProcessState) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append([]string{"run"}, args...)...)
+	cmd := brokertest.Command(os.Args[0], append([]string{"run"}, args...)...)
 	cmd.Env, cmd.Dir, cmd.Stdin = env, dir, strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -210,7 +212,7 @@ func TestBrokerPassesSignalsAndDeaths(t *testing.T) {
 	xdg := brokertest.NewXDG(t)
 	startBroker(t, xdg)
 
-	cmd := exec.Command(os.Args[0], "run", "wait")
+	cmd := brokertest.Command(os.Args[0], "run", "wait")
 	cmd.Env = brokertest.Env(os.Environ(), xdg)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -241,7 +243,7 @@ func TestBrokerPassesSignalsAndDeaths(t *testing.T) {
 		t.Errorf("client of a runner killed by SIGKILL ended %v, want killed", state)
 	}
 
-	cmd = exec.Command(os.Args[0], "run", "wait")
+	cmd = brokertest.Command(os.Args[0], "run", "wait")
 	cmd.Env = brokertest.Env(os.Environ(), xdg)
 	stdout, _ = cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -280,7 +282,7 @@ func TestBrokerOnlyForTheSameContext(t *testing.T) {
 			t.Errorf("%s: the run went to a runner: %q", tc.name, out)
 		}
 	}
-	cmd := exec.Command("sh", "-c", `umask 077 && exec "$0" run report`, os.Args[0])
+	cmd := brokertest.Command("sh", "-c", `umask 077 && exec "$0" run report`, os.Args[0])
 	cmd.Env = brokertest.Env(os.Environ(), xdg)
 	if out, err := cmd.Output(); err != nil || strings.Contains(string(out), `"runner":true`) {
 		t.Errorf("another umask: %q, %v; want a local run", out, err)
@@ -329,28 +331,28 @@ func TestBrokerNeedsAPrivateDirectory(t *testing.T) {
 		t.Error("checkPrivateDir accepts mode 0777")
 	}
 
-	// A broker started by hand on a socket there refuses to serve.
-	fp, err := fingerprint()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a broker that serves runs on
-	defer cancel()
-	out, err := exec.CommandContext(ctx, os.Args[0], BrokerArg, filepath.Join(xdg, "mcpcode", socketName(fp))).CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "open to other users") || len(brokertest.Sockets(xdg)) != 0 {
-		t.Errorf("a broker in a directory open to all: %v, %q, sockets %q", err, out, brokertest.Sockets(xdg))
-	}
-
 	// A broker's directory made open afterwards is no longer used.
 	if err := os.Chmod(filepath.Join(xdg, "mcpcode"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	startBroker(t, xdg)
+	sock := startBroker(t, xdg)
 	if err := os.Chmod(filepath.Join(xdg, "mcpcode"), 0o777); err != nil {
 		t.Fatal(err)
 	}
 	if out, _, _ := client(t, brokertest.Env(os.Environ(), xdg), "", "", "report"); strings.Contains(out, `"runner":true`) {
 		t.Errorf("a run used the broker of a directory open to all: %q", out)
+	}
+
+	// A broker started by hand on that socket there refuses to serve.
+	os.Chmod(filepath.Join(xdg, "mcpcode"), 0o700)
+	brokertest.Stop(t, xdg)
+	os.Chmod(filepath.Join(xdg, "mcpcode"), 0o777)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a broker that serves runs on
+	defer cancel()
+	broker := brokertest.Command(os.Args[0], BrokerArg, sock, "0")
+	out, err := exec.CommandContext(ctx, broker.Path, broker.Args[1:]...).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "open to other users") || len(brokertest.Sockets(xdg)) != 0 {
+		t.Errorf("a broker in a directory open to all: %v, %q, sockets %q", err, out, brokertest.Sockets(xdg))
 	}
 	os.Chmod(filepath.Join(xdg, "mcpcode"), 0o700) // for the cleanup
 }
@@ -363,7 +365,7 @@ func TestFingerprintChangesWithTheContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"exe ", "Uid:", "Groups:", "CapEff:", "NoNewPrivs:", "Seccomp:", "Cpus_allowed_list:", "Umask:",
-		"cgroup", "Max open files", "ns mnt:", "ns user:", "ns pid:", "sched ", "ioprio ", "root ", "SigIgn:", "oom_score_adj", "personality"} {
+		"cgroup", "Max open files", "ns mnt:", "ns user:", "ns pid:", "sched ", "ioprio ", "root ", "SigIgn:", "TracerPid:", "oom_score_adj", "coredump_filter", "loginuid"} {
 		if !bytes.Contains(base, []byte(want)) {
 			t.Errorf("the fingerprint has no %q:\n%s", want, base)
 		}
@@ -486,13 +488,13 @@ func TestBrokerClientsAndBrokersCheckEachOther(t *testing.T) {
 	if err := os.WriteFile(fpFile, fp, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("sh", "-c", `umask 077 && exec "$0" forge "$1" "$2"`, os.Args[0], sock, fpFile).Output()
+	out, err := brokertest.Command("sh", "-c", `umask 077 && exec "$0" forge "$1" "$2"`, os.Args[0], sock, fpFile).Output()
 	if err != nil || string(out) != "n" {
 		t.Errorf("a client in another context sending this one's fingerprint got %q (%v), want n", out, err)
 	}
 
 	record := filepath.Join(t.TempDir(), "record")
-	fake := exec.Command("sh", "-c", `umask 077 && exec "$0" fakebroker "$1" "$2"`, os.Args[0], sock, record)
+	fake := brokertest.Command("sh", "-c", `umask 077 && exec "$0" fakebroker "$1" "$2"`, os.Args[0], sock, record)
 	if err := fake.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -528,7 +530,7 @@ func TestBrokerNotInASandbox(t *testing.T) {
 	// by runs that share it (Landlock rules, for one, cannot be compared).
 	nnp := brokertest.NewXDG(t)
 	for range 2 {
-		cmd := exec.Command("setpriv", "--no-new-privs", os.Args[0], "run", "report")
+		cmd := brokertest.Command("setpriv", "--no-new-privs", os.Args[0], "run", "report")
 		cmd.Env = brokertest.Env(os.Environ(), nnp)
 		out, err := cmd.Output()
 		if err != nil || strings.Contains(string(out), `"runner":true`) {
@@ -561,7 +563,7 @@ func TestBrokerNotInASandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tty.Close()
-	cmd := exec.Command(os.Args[0], "run", "report")
+	cmd := brokertest.Command(os.Args[0], "run", "report")
 	cmd.Env = brokertest.Env(os.Environ(), xdg)
 	cmd.ExtraFiles = []*os.File{tty} // descriptor 3: the controlling terminal, not a standard stream
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 3}
@@ -586,7 +588,7 @@ func TestBrokerStreamsAsTheClientHasThem(t *testing.T) {
 	}
 	raw := int(w.Fd()) // Fd makes it blocking, and Start calls it again
 	writing := filepath.Join(t.TempDir(), "writing")
-	cmd := exec.Command(os.Args[0], "run", "big")
+	cmd := brokertest.Command(os.Args[0], "run", "big")
 	cmd.Env = append(brokertest.Env(os.Environ(), xdg), "MCPCODE_TEST_WRITING="+writing)
 	cmd.Stdout = w
 	var errOut bytes.Buffer
@@ -621,7 +623,7 @@ func TestBrokerIgnoredSignalsStayIgnored(t *testing.T) {
 	xdg := brokertest.NewXDG(t)
 	startBroker(t, xdg)
 	nohup := func(mode string) *exec.Cmd {
-		cmd := exec.Command("sh", "-c", `trap "" HUP && exec "$0" run "$1"`, os.Args[0], mode)
+		cmd := brokertest.Command("sh", "-c", `trap "" HUP && exec "$0" run "$1"`, os.Args[0], mode)
 		cmd.Env = brokertest.Env(os.Environ(), xdg)
 		return cmd
 	}
@@ -648,4 +650,87 @@ func TestBrokerIgnoredSignalsStayIgnored(t *testing.T) {
 	if cmd.ProcessState.ExitCode() != 143 {
 		t.Errorf("client ended %v, want exit status 143", cmd.ProcessState)
 	}
+}
+
+// TestBrokerNotWhereProcSaysTooLittle: a traced run (a ptrace supervisor
+// can confine it), one with a personality other than the default, and,
+// when these tests run with CAP_SYS_ADMIN, one that keeps it (with it,
+// Landlock needs no no_new_privs) stay local.
+func TestBrokerNotWhereProcSaysTooLittle(t *testing.T) {
+	t.Parallel()
+	xdg := brokertest.NewXDG(t)
+	startBroker(t, xdg)
+	cases := map[string]*exec.Cmd{
+		"traced":      brokertest.Command("strace", "-f", "-o", os.DevNull, os.Args[0], "run", "report"),
+		"personality": brokertest.Command("setarch", "-R", os.Args[0], "run", "report"),
+	}
+	if plain := exec.Command(os.Args[0]); brokertest.Command(os.Args[0]).Path != plain.Path {
+		// This process has CAP_SYS_ADMIN (brokertest.Command drops it).
+		cases["CAP_SYS_ADMIN"] = exec.Command(os.Args[0], "run", "report")
+	}
+	for name, cmd := range cases {
+		cmd.Env = brokertest.Env(os.Environ(), xdg)
+		out, err := cmd.Output()
+		if err != nil || strings.Contains(string(out), `"runner":true`) {
+			t.Errorf("%s: %q, %v; want a local run", name, out, err)
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // a broker, if one was started, would listen by now
+	if s := brokertest.Sockets(xdg); len(s) != 1 {
+		t.Errorf("sockets %q: want only the first broker's (none started by these runs)", s)
+	}
+}
+
+// TestPeerMatchesOnlyALiveOtherProcess: the peer is the process that
+// connected, not whatever has its pid now, and never this process itself.
+func TestPeerMatchesOnlyALiveOtherProcess(t *testing.T) {
+	self, err := fingerprint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(pair[0])
+	defer syscall.Close(pair[1])
+	if peerMatches(pair[0], self) {
+		t.Error("a connection to this very process matches")
+	}
+	// A child that connected and is gone, its connection kept open by its
+	// own child: the peer's pid is dead (and may be anyone's by now).
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "s")
+	lfd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil || syscall.Bind(lfd, &syscall.SockaddrUnix{Name: sock}) != nil || syscall.Listen(lfd, 1) != nil {
+		t.Fatal("listening", err)
+	}
+	defer syscall.Close(lfd)
+	conn := exec.Command(os.Args[0], "connect-and-leave", sock)
+	if err := conn.Run(); err != nil {
+		t.Fatalf("the connecting child: %v", err)
+	}
+	fd, _, err := syscall.Accept4(lfd, syscall.SOCK_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	if peerMatches(fd, self) {
+		t.Error("a connection whose connecting process has exited matches")
+	}
+}
+
+// connectAndLeave connects to sock, hands the connection to a child that
+// keeps it open for a while, and exits.
+func connectAndLeave(sock string) int {
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil || syscall.Connect(fd, &syscall.SockaddrUnix{Name: sock}) != nil {
+		return 2
+	}
+	keeper := exec.Command("sleep", "5")
+	keeper.ExtraFiles = []*os.File{os.NewFile(uintptr(fd), "connection")}
+	if keeper.Start() != nil {
+		return 2
+	}
+	return 0
 }

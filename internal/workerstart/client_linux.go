@@ -31,6 +31,9 @@ var forwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGH
 var brokerState struct {
 	sync.Mutex
 	socket string
+	// sigIgn is the signals ignored as this process started (the SigIgn
+	// of /proc/self/status), which the CLI's own handlers change later.
+	sigIgn string
 }
 
 // runViaBroker hands the command line args to a warm runner of the broker
@@ -81,7 +84,10 @@ func runViaBroker(args []string) {
 	// runner has the request).
 	sigs := make(chan os.Signal, 8)
 	for _, sig := range forwardedSignals {
-		if !signal.Ignored(sig) { // ignored here (nohup): ignored by the run too
+		// As a local run: the CLI catches SIGINT and SIGTERM even when
+		// they were ignored; SIGHUP and SIGQUIT, ignored here (nohup),
+		// are ignored by the runner too (part of the fingerprint).
+		if sig == syscall.SIGINT || sig == syscall.SIGTERM || !signal.Ignored(sig) {
 			signal.Notify(sigs, sig)
 		}
 	}
@@ -103,8 +109,16 @@ func runViaBroker(args []string) {
 }
 
 func noteNoBroker(path string) {
+	sigIgn := "0"
+	if status, err := readSmall("/proc/self/status"); err == nil {
+		for _, line := range lines(status) {
+			if hasPrefix(line, "SigIgn:\t") {
+				sigIgn = string(line[len("SigIgn:\t"):])
+			}
+		}
+	}
 	brokerState.Lock()
-	brokerState.socket = path
+	brokerState.socket, brokerState.sigIgn = path, sigIgn
 	brokerState.Unlock()
 }
 
@@ -234,7 +248,7 @@ func appendStrings(b []byte, ss []string) []byte {
 // before.
 func StartBroker() {
 	brokerState.Lock()
-	path := brokerState.socket
+	path, sigIgn := brokerState.socket, brokerState.sigIgn
 	brokerState.socket = ""
 	brokerState.Unlock()
 	if path == "" {
@@ -246,7 +260,7 @@ func StartBroker() {
 	}
 	defer devnull.Close()
 	keepDescriptorsFromChildren()
-	p, err := os.StartProcess("/proc/self/exe", []string{Executable(), BrokerArg, path}, &os.ProcAttr{
+	p, err := os.StartProcess("/proc/self/exe", []string{Executable(), BrokerArg, path, sigIgn}, &os.ProcAttr{
 		Dir: "/", Env: []string{}, Files: []*os.File{devnull, devnull, devnull},
 		Sys: &syscall.SysProcAttr{Setsid: true},
 	})

@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 			code := reportEarlyWorker()
 			StartBroker() // as the CLI does after a run
 			os.Exit(code)
-		case RunnerArg, BrokerArg, "forge", "fakebroker":
+		case RunnerArg, BrokerArg, "forge", "fakebroker", "connect-and-leave":
 			os.Exit(playBroker(os.Args[1:]))
 		}
 	}

@@ -8,7 +8,9 @@ package brokertest
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -130,4 +132,20 @@ func Stop(t testing.TB, xdg string) {
 			}
 		}
 	}
+}
+
+// Command is exec.Command for a run that may use a broker: when this
+// process has CAP_SYS_ADMIN (root), which keeps runs from using one, the
+// command runs with it dropped from its bounding set (util-linux setpriv),
+// as a run of an unprivileged user would.
+func Command(name string, args ...string) *exec.Cmd {
+	status, _ := os.ReadFile("/proc/self/status")
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "CapEff:\t"); ok {
+			if caps, err := strconv.ParseUint(v, 16, 64); err == nil && caps&(1<<21) != 0 {
+				return exec.Command("setpriv", append([]string{"--bounding-set", "-sys_admin", name}, args...)...)
+			}
+		}
+	}
+	return exec.Command(name, args...)
 }
