@@ -46,7 +46,9 @@ func ServeRunner(main func(args []string, done func(code int)) int, warm func(),
 	}
 	args, err := takeRequest(conn)
 	if err != nil {
-		os.Stderr.WriteString("mcpcode: " + err.Error() + "\n")
+		// On the client's stderr when it came (takeRequest made it this
+		// process's), else nowhere: the client then says it got no code.
+		os.Stderr.WriteString("mcpcode: the warm runner could not take the run: " + err.Error() + "\n")
 		return 2
 	}
 	var finished atomic.Bool
@@ -124,6 +126,10 @@ func takeRequest(conn int) ([]string, error) {
 		return nil, errors.New("the run's request came without its directory and standard streams")
 	}
 	defer closeAll(fds)
+	// From here on an error is the client's to read: its stderr first.
+	if err := syscall.Dup3(fds[3], 2, 0); err != nil {
+		return nil, errors.New("taking the run's stderr: " + err.Error())
+	}
 	if err := readFull(conn, head[n:]); err != nil || string(head[:len(requestMagic)]) != requestMagic {
 		return nil, errors.New("the run's request is not one")
 	}

@@ -26,10 +26,15 @@ CGO_ENABLED=0 go build -trimpath -o "$W/bin/mcpcode" ./cmd/mcpcode
 CGO_ENABLED=0 go build -trimpath -o "$W/bin/replay" ./testdata/bench/replay
 go build -o "$W/pairs" ./testdata/bench/pairs
 export PATH="$W/bin:$PATH" DENO_NO_UPDATE_CHECK=1
-# mcpcode's runs as an unprivileged user's: with CAP_SYS_ADMIN (root) a run
-# uses no warm runner (README, "Warm runs"), so as root it is dropped.
+# Every command runs as an unprivileged user's would: with CAP_SYS_ADMIN
+# (root) a run uses no warm runner (README, "Warm runs"), so as root the
+# measuring process, and all it starts, run without it.
 MC="$W/bin/mcpcode"
-if [ "$(id -u)" = 0 ]; then MC="setpriv --bounding-set -sys_admin $W/bin/mcpcode"; fi
+PAIRS="$W/pairs"
+if [ "$(id -u)" = 0 ]; then
+	MC="setpriv --bounding-set -sys_admin $MC"
+	PAIRS="setpriv --bounding-set -sys_admin $PAIRS"
+fi
 echo "machine: $(nproc) cores, $(uname -sr), go $(go env GOVERSION), node $(node --version), deno $("$NPM/deno/deno" --version | head -1 | cut -d' ' -f2), bun $("$NPM/bun/bin/bun.exe" --version)"
 
 echo
@@ -40,12 +45,12 @@ mkdir "$W/hello"
 echo '{"mcpServers":{}}' >"$W/hello/mcp.json"
 echo 'console.log("hello");' >"$W/hello/hello.ts"
 (cd "$W/hello" && $MC run hello.ts >/dev/null) # starts the broker
-"$W/pairs" -dir "$W/hello" -n "$NH" -gap 300ms -also "mcpcode run=$W/bin/mcpcode __runner" \
+$PAIRS -dir "$W/hello" -n "$NH" -gap 300ms -also "mcpcode run=$W/bin/mcpcode __runner" \
 	-also "mcpcode run --isolation none=$W/bin/mcpcode __runner" \
 	'node -e=node -e console.log("hello")' \
-	"mcpcode run=$MC run hello.ts" \
-	"mcpcode run, no broker=env MCPCODE_WARM=off $MC run hello.ts" \
-	"mcpcode run --isolation none=$MC run --isolation none hello.ts" \
+	"mcpcode run=$W/bin/mcpcode run hello.ts" \
+	"mcpcode run, no broker=env MCPCODE_WARM=off $W/bin/mcpcode run hello.ts" \
+	"mcpcode run --isolation none=$W/bin/mcpcode run --isolation none hello.ts" \
 	"deno run=$NPM/deno/deno run hello.ts" \
 	"bun=$NPM/bun/bin/bun.exe hello.ts" \
 	"tsx=$NPM/.bin/tsx hello.ts"
@@ -53,9 +58,9 @@ echo 'console.log("hello");' >"$W/hello/hello.ts"
 echo
 echo "== 2. the 10,000-row flow against the demo servers (programs/pending-orders.ts)"
 cp -r examples/demo "$W/demo"
-"$W/pairs" -dir "$W/demo" -n "$NF" -gap 300ms -also "mcpcode run=$W/bin/mcpcode __runner" \
+$PAIRS -dir "$W/demo" -n "$NF" -gap 300ms -also "mcpcode run=$W/bin/mcpcode __runner" \
 	"node + official SDK=node $ROOT/testdata/bench/node/pending-orders.mjs mcpcode demo-server google-drive" \
-	"mcpcode run=$MC run programs/pending-orders.ts"
+	"mcpcode run=$W/bin/mcpcode run programs/pending-orders.ts"
 
 echo
 echo "== 3. the same flow against a server whose answer is precomputed (replay): the client's own share"
@@ -66,9 +71,9 @@ echo "{\"mcpServers\":{\"google-drive\":{\"command\":\"replay\",\"args\":[\"serv
 # "server alone" is the least a client of the server does (replay client:
 # start it, initialize, list, call, read the answer, stop it): the server's
 # own share, to subtract from each client's time.
-"$W/pairs" -dir "$W/replay" -n "$NF" -gap 300ms -also "mcpcode run=$W/bin/mcpcode __runner" \
+$PAIRS -dir "$W/replay" -n "$NF" -gap 300ms -also "mcpcode run=$W/bin/mcpcode __runner" \
 	"node + official SDK=node $ROOT/testdata/bench/node/pending-orders.mjs replay serve $W/getsheet.rec" \
-	"mcpcode run=$MC run programs/pending-orders.ts" \
+	"mcpcode run=$W/bin/mcpcode run programs/pending-orders.ts" \
 	"server alone=replay client -- replay serve $W/getsheet.rec"
 
 echo
