@@ -84,30 +84,17 @@ func Pid(t testing.TB, path string) int {
 
 // Children lists the child processes of pid.
 func Children(pid int) []int {
-	tasks, _ := filepath.Glob("/proc/" + itoa(pid) + "/task/*/children")
+	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
 	var out []int
 	for _, task := range tasks {
 		data, _ := os.ReadFile(task)
 		for _, f := range strings.Fields(string(data)) {
-			n := 0
-			for _, c := range f {
-				n = n*10 + int(c-'0')
+			if n, err := strconv.Atoi(f); err == nil {
+				out = append(out, n)
 			}
-			out = append(out, n)
 		}
 	}
 	return out
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
 }
 
 // Alive says whether process pid exists.
