@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpcode/mcpcode/internal/ptytest"
 )
 
 // TestElicitationInTheTerminal: server-everything's elicitation tool asks
@@ -30,7 +32,7 @@ func TestElicitationInTheTerminal(t *testing.T) {
 const r: any = await callMCPTool("everything", "trigger-elicitation-request", {});
 console.log(r.content.map((c: any) => c.text).join("\n"));`)
 
-	master, slave := openPTY(t)
+	master, slave := ptytest.Open(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, "run", "ask.ts")

@@ -18,8 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
+	"github.com/mcpcode/mcpcode/internal/ptytest"
 	"github.com/mcpcode/mcpcode/internal/workerstart/brokertest"
 )
 
@@ -545,24 +545,7 @@ func TestBrokerNotInASandbox(t *testing.T) {
 	xdg := brokertest.NewXDG(t)
 	startBroker(t, xdg)
 
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ptmx.Close()
-	var n uint32
-	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); errno != 0 {
-		t.Fatal(errno)
-	}
-	var unlock int32
-	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); errno != 0 {
-		t.Fatal(errno)
-	}
-	tty, err := os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tty.Close()
+	_, tty := ptytest.Open(t)
 	cmd := brokertest.Command(os.Args[0], "run", "report")
 	cmd.Env = brokertest.Env(os.Environ(), xdg)
 	cmd.ExtraFiles = []*os.File{tty} // descriptor 3: the controlling terminal, not a standard stream
