@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -181,6 +183,30 @@ func TestInProcessMemoryWatchdog(t *testing.T) {
 	res := runSource(t, `const rows: string[] = [];
 while (true) rows.push("row ".repeat(64) + rows.length);`, RunOptions{Limits: Limits{Memory: 32 << 20}})
 	checkHostile(t, hostileCase{kind: KindLimit, limit: LimitMemory, msg: "memory limit of 32 MiB exceeded (--memory)"}, res)
+}
+
+// TestMemoryWatchdogCountsLiveMemory: garbage the GC has not collected yet
+// does not count against the memory limit (a one-shot process collects
+// seldom; here the GC is off): a program that makes 200 MB of garbage under
+// a limit of 32 MiB, holding little at any time, runs to its end. The
+// watchdog reads the whole process's heap, so the run is the only thing in
+// a process of its own (this test binary again).
+func TestMemoryWatchdogCountsLiveMemory(t *testing.T) {
+	if os.Getenv("MCPCODE_TEST_WATCHDOG") != "" {
+		debug.SetGCPercent(-1)
+		res := runSource(t, `let total = 0;
+for (let i = 0; i < 200; i++) total += ("x".repeat(1 << 20) + i).length;
+export default total;`, RunOptions{Limits: Limits{Memory: 32 << 20}})
+		if !res.OK || string(res.Result) != "209715690" {
+			t.Fatalf("result %s, error %+v; want 209715690", res.Result, res.Error)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMemoryWatchdogCountsLiveMemory$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "MCPCODE_TEST_WATCHDOG=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
 }
 
 // TestHostSourceMapsAreNeverRead checks the compile paths directly: a

@@ -31,7 +31,13 @@ var errJSONTooDeep = fmt.Errorf("it nests more than %d levels deep", maxJSONDept
 // as in JS); invalid UTF-8 and lone surrogate escapes become U+FFFD, as
 // goja's JSON.parse makes them.
 func jsonToValue(vm *goja.Runtime, data []byte) (goja.Value, error) {
-	b := jsonBuilder{vm: vm, data: data, keys: map[string]string{}}
+	b := jsonBuilder{vm: vm, data: data, keys: map[string]jsonKey{}, strs: map[string]goja.Value{}}
+	// Object.prototype is the prototype of every object built here (the
+	// program may have added to it, but cannot replace it).
+	b.inherited = map[string]bool{}
+	for _, name := range vm.NewObject().Prototype().GetOwnPropertyNames() {
+		b.inherited[name] = true
+	}
 	b.skipSpace()
 	v, err := b.value(0)
 	if err != nil {
@@ -49,9 +55,31 @@ type jsonBuilder struct {
 	data []byte
 	pos  int
 	// keys interns property names: the rows of a table repeat them.
-	keys map[string]string
+	keys map[string]jsonKey
+	// inherited are the names of Object.prototype's own properties.
+	inherited map[string]bool
+	// strs interns short plain strings: a table's columns of statuses,
+	// products or dates repeat them (a JS string is a value: sharing it is
+	// not observable).
+	strs map[string]goja.Value
 	buf  []byte
 }
+
+// jsonKey is an interned property name; plain says that Object.prototype
+// has no property of that name, so that assigning it (goja's Set: no
+// descriptor is allocated) creates an own data property exactly as
+// defining it would. Any other name is defined, as JSON.parse defines it:
+// "__proto__" stays data and no setter runs.
+type jsonKey struct {
+	name  string
+	plain bool
+}
+
+// maxInterned bounds each intern table of one build.
+const maxInterned = 4096
+
+// maxInternedString is the longest string value interned.
+const maxInternedString = 32
 
 func (b *jsonBuilder) errorf(format string, args ...any) error {
 	return fmt.Errorf("at byte %d: %s", b.pos, fmt.Sprintf(format, args...))
@@ -91,11 +119,7 @@ func (b *jsonBuilder) value(depth int) (goja.Value, error) {
 		}
 		return b.array(depth + 1)
 	case c == '"':
-		s, err := b.str()
-		if err != nil {
-			return nil, err
-		}
-		return b.vm.ToValue(s), nil
+		return b.strValue()
 	case c == '-' || (c >= '0' && c <= '9'):
 		return b.number()
 	case c == 't':
@@ -142,8 +166,13 @@ func (b *jsonBuilder) object(depth int) (goja.Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		// Defined, not assigned: CreateDataProperty, as JSON.parse does.
-		if err := obj.DefineDataProperty(key, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE); err != nil {
+		// CreateDataProperty, as JSON.parse does (jsonKey).
+		if key.plain {
+			err = obj.Set(key.name, v)
+		} else {
+			err = obj.DefineDataProperty(key.name, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+		}
+		if err != nil {
 			return nil, err
 		}
 		b.skipSpace()
@@ -194,8 +223,38 @@ func (b *jsonBuilder) array(depth int) (goja.Value, error) {
 	}
 }
 
+// strValue reads a string literal as a value; a short plain one is
+// interned.
+func (b *jsonBuilder) strValue() (goja.Value, error) {
+	start := b.pos + 1
+	for i := start; i < len(b.data) && i-start <= maxInternedString; i++ {
+		c := b.data[i]
+		if c == '"' {
+			raw := b.data[start:i]
+			if v, ok := b.strs[string(raw)]; ok {
+				b.pos = i + 1
+				return v, nil
+			}
+			b.pos = i + 1
+			v := b.vm.ToValue(string(raw))
+			if len(b.strs) < maxInterned {
+				b.strs[string(raw)] = v
+			}
+			return v, nil
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
+		}
+	}
+	s, err := b.str()
+	if err != nil {
+		return nil, err
+	}
+	return b.vm.ToValue(s), nil
+}
+
 // key reads a property name, interned.
-func (b *jsonBuilder) key() (string, error) {
+func (b *jsonBuilder) key() (jsonKey, error) {
 	start := b.pos + 1
 	for i := start; i < len(b.data); i++ {
 		c := b.data[i]
@@ -211,12 +270,13 @@ func (b *jsonBuilder) key() (string, error) {
 			break // the slow path checks and decodes it
 		}
 	}
-	k, err := b.str()
+	name, err := b.str()
 	if err != nil {
-		return "", err
+		return jsonKey{}, err
 	}
-	if len(b.keys) < 4096 {
-		b.keys[k] = k
+	k := jsonKey{name: name, plain: !b.inherited[name]}
+	if len(b.keys) < maxInterned {
+		b.keys[name] = k
 	}
 	return k, nil
 }

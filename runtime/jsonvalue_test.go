@@ -82,6 +82,8 @@ func TestJSONToValueMatchesJSONParse(t *testing.T) {
 		`{"b":1,"a":2,"1":3,"0":4}`, `{"a":1,"a":2,"b":3}`, `{"__proto__":{"polluted":1},"x":1}`,
 		`{"constructor":1,"toString":2,"hasOwnProperty":3}`,
 		`{"rows":[{"orderId":"1","Status":"pending","amount":12.5},{"orderId":"2","Status":"paid","amount":-3}]}`,
+		`["pending","pending",{"pending":"pending","p":"pendin"},"pending\u0021","pend\u0069ng","",""]`,
+		`["` + strings.Repeat("x", 32) + `","` + strings.Repeat("x", 32) + `","` + strings.Repeat("x", 33) + `","` + strings.Repeat("x", 33) + `"]`,
 		// Invalid: both fail.
 		``, ` `, `[`, `[1,]`, `{"a":1,}`, `{"a"}`, `{a:1}`, `01`, `1.`, `.5`, `+1`, `-`, `1e`, `NaN`, `Infinity`,
 		`"abc`, "\"a\nb\"", `"\x"`, `"\u12"`, `"\u12G4"`, `tru`, `nul`, `[1 2]`, `{"a":1 "b":2}`, `1 2`, `[]]`, `{}x`,
@@ -92,25 +94,28 @@ func TestJSONToValueMatchesJSONParse(t *testing.T) {
 }
 
 // TestJSONToValueProtoIsData: a "__proto__" key is an own data property
-// and leaves the prototype alone, and no setter a program put on
-// Object.prototype runs.
+// and leaves the prototype alone, no setter a program put on
+// Object.prototype runs, and a read-only property it put there does not
+// stop an own one of that name (values are defined, not assigned).
 func TestJSONToValueProtoIsData(t *testing.T) {
 	t.Parallel()
 	vm := newJSONTestVM(t)
-	if _, err := vm.RunString(`var setterRan = false; Object.defineProperty(Object.prototype, "trap", { set() { setterRan = true; }, configurable: true });`); err != nil {
+	if _, err := vm.RunString(`var setterRan = false; Object.defineProperty(Object.prototype, "trap", { set() { setterRan = true; }, configurable: true });
+Object.defineProperty(Object.prototype, "ro", { value: 0, writable: false, configurable: true });`); err != nil {
 		t.Fatal(err)
 	}
-	v, err := jsonToValue(vm, []byte(`{"__proto__":{"polluted":true},"trap":1}`))
+	v, err := jsonToValue(vm, []byte(`{"__proto__":{"polluted":true},"trap":1,"ro":2}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	vm.Set("v", v)
 	check, err := vm.RunString(`[Object.getPrototypeOf(v) === Object.prototype, Object.prototype.hasOwnProperty.call(v, "__proto__"),
-		v.polluted === undefined, ({}).polluted === undefined, Object.getOwnPropertyDescriptor(v, "trap").value === 1, setterRan === false].join()`)
+		v.polluted === undefined, ({}).polluted === undefined, Object.getOwnPropertyDescriptor(v, "trap").value === 1, setterRan === false,
+		Object.getOwnPropertyDescriptor(v, "ro").value === 2, Object.getOwnPropertyDescriptor(v, "ro").writable].join()`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := check.String(); got != "true,true,true,true,true,true" {
+	if got := check.String(); got != "true,true,true,true,true,true,true,true" {
 		t.Errorf("checks = %s, want all true", got)
 	}
 }

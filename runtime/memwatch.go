@@ -1,8 +1,11 @@
 package runtime
 
 import (
+	goruntime "runtime"
 	"runtime/metrics"
 	"time"
+
+	"github.com/mcpcode/mcpcode/internal/hugeheap"
 )
 
 // memorySampleEvery is how often the memory watchdog looks at the heap.
@@ -12,8 +15,12 @@ const memorySampleEvery = 10 * time.Millisecond
 // limit over what it was at the start. It is a best-effort guard: in-process
 // the heap is shared with everything else (so growth is attributed
 // approximately), and a single native allocation can outrun it; worker
-// processes add an OS limit.
+// processes add an OS limit. The heap it reads counts garbage not yet
+// collected, and a one-shot process collects seldom (cli, worker): before
+// stopping the run it collects and reads again, so that only memory still
+// in use counts.
 func (r *run) watchMemory(stop <-chan struct{}) {
+	hugeheap.Settle() // room a one-shot process reserved is not the run's
 	base := heapBytes()
 	t := time.NewTicker(memorySampleEvery)
 	defer t.Stop()
@@ -24,12 +31,20 @@ func (r *run) watchMemory(stop <-chan struct{}) {
 		case <-r.stopC:
 			return
 		case <-t.C:
-			if now := heapBytes(); now > base && int64(now-base) > r.lim.Memory {
-				r.stop(r.limitError(LimitMemory))
-				return
+			if over(heapBytes(), base, r.lim.Memory) {
+				goruntime.GC()
+				if over(heapBytes(), base, r.lim.Memory) {
+					r.stop(r.limitError(LimitMemory))
+					return
+				}
 			}
 		}
 	}
+}
+
+// over says whether the heap has grown from base by more than limit.
+func over(now, base uint64, limit int64) bool {
+	return now > base && int64(now-base) > limit
 }
 
 func heapBytes() uint64 {

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"github.com/mcpcode/mcpcode/internal/workerstart"
 	"os/exec"
+	"sync"
 
 	"github.com/mcpcode/mcpcode/servers"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,6 +49,11 @@ type App struct {
 	Login *servers.LoginOptions
 
 	pools workerPools
+	// later is what Close does first: stopping the servers of one-shot runs.
+	later struct {
+		mu  sync.Mutex
+		fns []func() error
+	}
 }
 
 // UsageError is a problem with how mcpcode was invoked or configured (bad

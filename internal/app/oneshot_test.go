@@ -1,11 +1,15 @@
 package app
 
 import (
+	"context"
 	"os/exec"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpcode/mcpcode/servers"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestOneShotRunStartsOneWorker: a one-shot run (the CLI's) starts exactly
@@ -49,4 +53,64 @@ func waitUntil(t *testing.T, cond func() bool) {
 		}
 	}
 	t.Fatal("the condition never held")
+}
+
+// TestOneShotRunStopsServersOnClose: a one-shot run (the CLI's) hands its
+// result over before its servers are stopped, since a server's exit can
+// take longer than a small run, and the app's Close stops them; any other
+// run stops its servers before it returns.
+func TestOneShotRunStopsServersOnClose(t *testing.T) {
+	t.Parallel()
+	for _, oneShot := range []bool{true, false} {
+		ended := make(chan struct{})
+		srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+		mcp.AddTool(srv, &mcp.Tool{Name: "answer", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+			func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, struct {
+				N int `json:"n"`
+			}, error) {
+				return nil, struct {
+					N int `json:"n"`
+				}{42}, nil
+			})
+		a := &App{WorkerCommand: testWorkerCommand, Dial: func(ctx context.Context, _ servers.ServerConfig) (mcp.Transport, error) {
+			ct, st := mcp.NewInMemoryTransports()
+			ss, err := srv.Connect(context.WithoutCancel(ctx), st, nil)
+			if err != nil {
+				return nil, err
+			}
+			go func() { _ = ss.Wait(); close(ended) }()
+			return ct, nil
+		}}
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "mcp.json"), `{"mcpServers":{"s":{"command":"unused"}}}`)
+		writeFile(t, filepath.Join(dir, "prog.ts"), `import { callMCPTool } from "mcpcode:runtime";
+export default (await callMCPTool("s", "answer", {})).n;`)
+		ws, err := a.Open(OpenOptions{Dir: dir, RequireConfig: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := ws.Run(t.Context(), RunRequest{File: filepath.Join(dir, "prog.ts"), OneShot: oneShot})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.OK || string(res.Result) != "42" {
+			t.Fatalf("OneShot %v: result %s, error %+v", oneShot, res.Result, res.Error)
+		}
+		select {
+		case <-ended:
+			if oneShot {
+				t.Error("the one-shot run stopped its server before handing its result over")
+			}
+		default:
+			if !oneShot {
+				t.Error("the run returned with its server still connected")
+			}
+		}
+		a.Close()
+		select {
+		case <-ended:
+		case <-time.After(guard):
+			t.Fatalf("OneShot %v: the server was not stopped by Close", oneShot)
+		}
+	}
 }

@@ -90,7 +90,14 @@ func (w *Workspace) Run(ctx context.Context, req RunRequest) (*runtime.Result, e
 	}
 	if caller == nil {
 		pool := w.Pool(PoolOptions{ConnectTimeout: req.ConnectTimeout, Handlers: req.Handlers})
-		defer pool.Close()
+		if req.OneShot {
+			// Nothing follows in this process: its servers are stopped when
+			// the app closes, after the result has been handed over (a
+			// server's exit can take longer than a small run).
+			w.app.closeLater(pool.Close)
+		} else {
+			defer pool.Close()
+		}
 		caller = pool
 	}
 	base := caller // under the run's wrappers: what notices and resources go through (upstream.go)
@@ -226,12 +233,26 @@ func (a *App) bundleInWorker(ctx context.Context, o runtime.BundleOptions) (*run
 	return workers.Bundle(ctx, o)
 }
 
-// Close stops the app's waiting worker processes and sends the traces
-// still waiting.
+// Close stops the servers of one-shot runs and the app's waiting worker
+// processes, and sends the traces still waiting.
 func (a *App) Close() error {
 	a.flushTraces()
+	a.later.mu.Lock()
+	later := a.later.fns
+	a.later.fns = nil
+	a.later.mu.Unlock()
+	for _, f := range later {
+		_ = f()
+	}
 	if a.pools.pool != nil {
 		return a.pools.pool.Close()
 	}
 	return nil
+}
+
+// closeLater has Close call f (a one-shot run's servers).
+func (a *App) closeLater(f func() error) {
+	a.later.mu.Lock()
+	defer a.later.mu.Unlock()
+	a.later.fns = append(a.later.fns, f)
 }

@@ -86,7 +86,7 @@ func cmdGen(a *cli, args []string) int {
 	}
 	// A one-shot gen ends soon: a large catalog may have its heap on huge
 	// pages (app.Generate asks once it has listed the tools).
-	hugeheap.Allow(genHugeHeapBytes, 0)
+	hugeheap.Reserve(genHugeHeapBytes)
 	pool := ws.Pool(app.PoolOptions{ConnectTimeout: gf.conn.connectTimeout})
 	defer pool.Close()
 	rep, err := ws.Generate(a.ctx, pool, opts)

@@ -8,11 +8,17 @@
 // of JS values built from it are thousands of faults. The Go runtime maps
 // heap memory as the heap grows, and a fresh mapping does not keep advice
 // given to the address space reserved for it; so the heap is first made to
-// map the room asked for (one allocation, collected at once), then the
-// mappings that hold it and the heap before it are advised. Nothing is
-// touched: the resident size grows only as the heap is used, in steps of 2
-// MiB, which is why only processes that end soon (a worker, a one-shot
-// run) should allow it: a long-lived process would keep the larger pages.
+// map the room (Reserve: one allocation, collected at once), and the
+// mappings that hold it are advised when a large input comes (Large).
+//
+// Nothing is touched, on either step: Reserve must run while the heap is
+// fresh, as the process starts, because an allocation that reuses memory
+// the heap has used before is zeroed by the Go runtime, page by page (a
+// worker that had warmed up paid 40 ms of faults for it on every large
+// result). Large only reads /proc/self/maps and calls madvise. The
+// resident size grows only as the heap is used, in steps of 2 MiB, which is
+// why only processes that end soon (a worker, a one-shot run or gen)
+// should reserve: a long-lived process would keep the larger pages.
 //
 // Under THP "never" nothing changes, under "always" the advice is given
 // already; on systems other than Linux, and under the race detector (whose
@@ -20,6 +26,7 @@
 package hugeheap
 
 import (
+	"runtime"
 	"runtime/metrics"
 	"sync"
 	"sync/atomic"
@@ -31,41 +38,68 @@ const LargeBytes = 1 << 20
 
 var state struct {
 	once sync.Once
-	// room is what Allow allowed (0: not allowed); limit the memory limit
+	// room is what Reserve reserved (0: nothing); limit the memory limit
 	// the heap must stay far below (0: none).
 	room, limit atomic.Int64
+	// at is an address in the reserved room, or 0.
+	at      atomic.Uintptr
+	advised sync.Once
+	// freeing is done once the reserved room is free heap again.
+	freeing sync.WaitGroup
 }
 
-// Allow lets this process advise huge pages for room bytes of heap when
-// Large is first called. memoryLimit, when not 0, is a bound the heap must
-// stay far below: nothing is done when it is under four times room, or
-// when the heap is already above half of it less room (a watchdog that
-// counts the heap must not see the allocation as data).
-func Allow(room int, memoryLimit int64) {
-	if raceEnabled || !supported || (memoryLimit > 0 && memoryLimit < 4*int64(room)) {
-		return
-	}
-	state.limit.Store(memoryLimit)
-	state.room.Store(int64(room))
-}
-
-// Large says that an input of LargeBytes or more is about to be read: the
-// first call in a process that allowed it advises the heap (see the
-// package comment); it costs a garbage collection. Other calls do
-// nothing.
-func Large() {
-	if state.room.Load() == 0 {
+// Reserve makes the heap map room bytes now, without touching them, so that
+// Large can advise them later. Call it first thing in a short-lived process
+// that may read a large input (see the package comment). The room is
+// allocated at once and collected by a garbage collection in the
+// background (Settle waits for it). Only the first call does anything.
+func Reserve(room int) {
+	if raceEnabled || !supported || room <= 0 {
 		return
 	}
 	state.once.Do(func() {
-		room, limit := state.room.Load(), state.limit.Load()
-		if limit > 0 {
-			s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-			metrics.Read(s)
-			if s[0].Value.Kind() != metrics.KindUint64 || int64(s[0].Value.Uint64())+room > limit/2 {
-				return
-			}
+		at := reserve(room)
+		if at == 0 {
+			return
 		}
-		advise(int(room))
+		state.at.Store(at)
+		state.room.Store(int64(room))
+		state.freeing.Add(1)
+		go func() {
+			defer state.freeing.Done()
+			runtime.GC()
+		}()
 	})
+}
+
+// Settle waits until the room Reserve allocated is free heap again, so that
+// a caller that measures the heap (a memory watchdog) does not count it. It
+// returns at once when nothing was reserved.
+func Settle() { state.freeing.Wait() }
+
+// Limit sets a memory limit the heap must stay far below for Large to
+// advise: nothing is done when the limit is under four times the room, or
+// when the heap is already above half of it less the room.
+func Limit(memoryLimit int64) { state.limit.Store(memoryLimit) }
+
+// Large says that an input of LargeBytes or more is about to be read: the
+// first call in a process that reserved room advises the mappings that hold
+// it (see the package comment). It touches no memory. Other calls do
+// nothing.
+func Large() {
+	room := state.room.Load()
+	if room == 0 {
+		return
+	}
+	if limit := state.limit.Load(); limit > 0 {
+		if limit < 4*room {
+			return
+		}
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		metrics.Read(s)
+		if s[0].Value.Kind() != metrics.KindUint64 || int64(s[0].Value.Uint64())+room > limit/2 {
+			return
+		}
+	}
+	state.advised.Do(func() { advise(state.at.Load(), uintptr(room)) })
 }

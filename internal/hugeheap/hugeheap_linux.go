@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"bytes"
 	"os"
-	"runtime"
 	"strconv"
 	"syscall"
 	"unsafe"
@@ -16,15 +15,19 @@ import (
 
 const supported = true
 
-// advise makes the heap map room bytes and advises the mappings that hold
-// them and the heap before them with MADV_HUGEPAGE.
-func advise(room int) {
+// reserve makes the heap map room bytes, which the next garbage collection
+// frees again; it returns their address. On a fresh heap the allocation is
+// taken from memory never used, which the Go runtime does not zero:
+// nothing is touched.
+func reserve(room int) uintptr {
 	b := make([]byte, room)
-	big := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	small := uintptr(unsafe.Pointer(new([64]byte)))
-	b = nil
-	runtime.GC() // the allocation is free heap again, for what comes
-	for _, r := range mappings(big, small) {
+	return uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+}
+
+// advise advises the mappings that hold the room reserved at at (it may
+// span two) with MADV_HUGEPAGE.
+func advise(at, room uintptr) {
+	for _, r := range mappings(at, at+room-1) {
 		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, r[0], r[1]-r[0], unix.MADV_HUGEPAGE)
 	}
 }

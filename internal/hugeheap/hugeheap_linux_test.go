@@ -5,34 +5,93 @@ package hugeheap
 import (
 	"bufio"
 	"os"
+	"runtime/metrics"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 )
 
-// TestAdvise: once Large is called in a process that allowed it, heap
-// allocated afterwards lies in a mapping advised to use huge pages
-// (VmFlags "hg"); not before Allow, and not for a memory limit too small.
-func TestAdvise(t *testing.T) {
+// testRoom is what the test binary reserves, first thing in TestMain
+// (Reserve wants a fresh heap); reserveFaults counts the page faults that
+// took.
+const testRoom = 64 << 20
+
+var (
+	reserveFaults int64
+	settledHeap   uint64 // heap objects once Settle returned
+)
+
+func TestMain(m *testing.M) {
+	before := minorFaults()
+	Reserve(testRoom)
+	Settle()
+	reserveFaults = minorFaults() - before
+	settledHeap = heapObjects()
+	os.Exit(m.Run())
+}
+
+// TestSettle: once Settle has returned, the room Reserve allocated is free
+// heap again (a memory watchdog reading the heap would count it
+// otherwise).
+func TestSettle(t *testing.T) {
 	if raceEnabled {
 		t.Skip("not done under the race detector")
 	}
-	Large() // not allowed yet: nothing happens
+	if settledHeap >= testRoom {
+		t.Errorf("heap objects after Settle: %d bytes, want less than the room (%d)", settledHeap, testRoom)
+	}
+}
+
+func heapObjects() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// TestLarge: once Large is called in a process that reserved room, heap
+// allocated afterwards lies in a mapping advised to use huge pages
+// (VmFlags "hg"); not before, and not for a memory limit too small. Neither
+// Reserve nor Large touches the room. Once Reserve has allocated and freed
+// the room, the Go runtime zeroes it when it is allocated again, page by
+// page: an allocation of the room in Large would take 16,384 page faults.
+func TestLarge(t *testing.T) {
+	if raceEnabled {
+		t.Skip("not done under the race detector")
+	}
+	const most = testRoom / 4096 / 16 // a sixteenth of a fault per page
+	if reserveFaults > most {
+		t.Errorf("Reserve took %d page faults, want at most %d", reserveFaults, most)
+	}
 	if b := make([]byte, 8<<20); strings.Contains(vmFlags(t, uintptr(unsafe.Pointer(&b[0]))), " hg ") {
 		t.Skip("the heap is advised already (THP set up by someone else)")
 	}
-	Allow(64<<20, 128<<20) // a limit under four times the room: not allowed
+	Limit(128 << 20) // under four times the room: not allowed
 	Large()
 	if b := make([]byte, 8<<20); strings.Contains(vmFlags(t, uintptr(unsafe.Pointer(&b[0]))), " hg ") {
 		t.Error("advised although the memory limit is too small")
 	}
-	Allow(64<<20, 1<<30)
+
+	Limit(1 << 30)
+	before := minorFaults()
 	Large()
+	if n := minorFaults() - before; n > most {
+		t.Errorf("Large took %d page faults, want at most %d", n, most)
+	}
 	b := make([]byte, 8<<20)
 	if flags := vmFlags(t, uintptr(unsafe.Pointer(&b[0]))); !strings.Contains(flags, " hg ") {
 		t.Errorf("the heap's mapping has VmFlags%s, want hg (MADV_HUGEPAGE)", flags)
 	}
+}
+
+// minorFaults is this process's count of minor page faults.
+func minorFaults() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return ru.Minflt
 }
 
 // vmFlags returns the VmFlags line of the mapping holding addr

@@ -4,4 +4,6 @@ package hugeheap
 
 const supported = false
 
-func advise(int) {}
+func reserve(int) uintptr { return 0 }
+
+func advise(uintptr, uintptr) {}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpcode/mcpcode/internal/hugeheap"
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"github.com/mcpcode/mcpcode/runtime"
 )
@@ -32,6 +33,9 @@ type ServeOptions struct {
 // outcome could be written (no job, a broken pipe); a program's failure is
 // an outcome, not an error.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) error {
+	// This process serves one job: the heap for a large result's values is
+	// reserved while the heap is fresh (internal/hugeheap).
+	hugeheap.Reserve(hugeHeapBytes)
 	rd := newWireReader(in, maxParentMessage)
 	w := newWireWriter(out)
 	first, err := rd.next()
