@@ -59,7 +59,12 @@ const BrokerEnv = "MCPCODE_WARM"
 
 const brokerHello = "mcpcode-broker/1\n"
 
-const requestMagic = "mcpcode-run/1\n"
+const requestMagic = "mcpcode-run/2\n"
+
+// runBegan is what a runner sends its client once it has taken the run,
+// before it runs anything: a client whose runner ends without it runs the
+// command itself.
+const runBegan = 'b'
 
 // maxFingerprint bounds the fingerprint a broker reads from a client.
 const maxFingerprint = 64 << 10

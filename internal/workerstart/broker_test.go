@@ -262,6 +262,38 @@ func TestBrokerPassesSignalsAndDeaths(t *testing.T) {
 	}
 }
 
+// TestBrokerRunnerThatEndsBeforeTheRunRunsItHere: a runner that ends after
+// the broker handed it the run but before it began it (it died waiting, or
+// could not take the request) leaves the run to the client, which runs it
+// itself; before, the client ended with the runner's status and no output.
+func TestBrokerRunnerThatEndsBeforeTheRunRunsItHere(t *testing.T) {
+	t.Parallel()
+	xdg := brokertest.NewXDG(t)
+	startBroker(t, xdg)
+	broker := brokertest.Pid(t, brokertest.Sockets(xdg)[0])
+	var runner int
+	for deadline := time.Now().Add(10 * time.Second); runner == 0; time.Sleep(10 * time.Millisecond) {
+		if kids := brokertest.Children(broker); len(kids) > 0 {
+			runner = kids[0]
+		} else if time.Now().After(deadline) {
+			t.Fatal("the broker started no runner")
+		}
+	}
+	// Stopped, it takes the run's connection and request into its socket
+	// but begins nothing; then it dies.
+	if err := syscall.Kill(runner, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		syscall.Kill(runner, syscall.SIGKILL)
+	}()
+	out, errOut, state := client(t, brokertest.Env(os.Environ(), xdg), "", "", "report")
+	if !state.Success() || strings.Contains(out, `"runner":true`) || out == "" {
+		t.Fatalf("client of a runner that died before the run: %v, output %q, stderr %q; want the run done here", state, out, errOut)
+	}
+}
+
 // TestBrokerOnlyForTheSameContext: a client whose runner would differ
 // from it runs locally: another umask (part of the fingerprint: it gets a
 // broker of its own), a variable the Go runtime reads at start, or the

@@ -94,18 +94,41 @@ func runViaBroker(args []string) {
 	if err := sendRequest(fd, args); err != nil {
 		// The runner got no request, so it runs nothing: run here, with
 		// the signals that came meanwhile.
-		signal.Stop(sigs)
-		syscall.Close(fd)
-		for {
-			select {
-			case sig := <-sigs:
-				_ = syscall.Kill(os.Getpid(), sig.(syscall.Signal))
-			default:
-				return
-			}
-		}
+		runHere(fd, sigs)
+		return
+	}
+	if !runnerBegan(fd) {
+		// The runner ended before it began the run (it could not take
+		// it, or died waiting): nothing of the run has happened, so it
+		// runs here, as after an unsent request.
+		runHere(fd, sigs)
+		return
 	}
 	os.Exit(awaitRunner(fd, sigs))
+}
+
+// runHere gives up the runner's connection fd and has this process run
+// the command, with the signals that came meanwhile.
+func runHere(fd int, sigs chan os.Signal) {
+	signal.Stop(sigs)
+	syscall.Close(fd)
+	for {
+		select {
+		case sig := <-sigs:
+			_ = syscall.Kill(os.Getpid(), sig.(syscall.Signal))
+		default:
+			return
+		}
+	}
+}
+
+// runnerBegan waits until the runner says that it began the run (runBegan)
+// and reports whether it did; anything else, or the connection's end,
+// means that the runner ended before.
+func runnerBegan(fd int) bool {
+	setTimeout(fd, 0) // the runner may still be warming up
+	var b [1]byte
+	return readFull(fd, b[:]) == nil && b[0] == runBegan
 }
 
 func noteNoBroker(path string) {

@@ -46,9 +46,13 @@ func ServeRunner(main func(args []string, done func(code int)) int, warm func(),
 	}
 	args, err := takeRequest(conn)
 	if err != nil {
-		// On the client's stderr when it came (takeRequest made it this
-		// process's), else nowhere: the client then says it got no code.
-		os.Stderr.WriteString("mcpcode: the warm runner could not take the run: " + err.Error() + "\n")
+		// Nothing of the run has happened: ending without saying that it
+		// began has the client run it itself.
+		return 2
+	}
+	// From here on the run is this process's: the client waits for its
+	// end, whatever it is.
+	if writeAll(conn, []byte{runBegan}) != nil {
 		return 2
 	}
 	var finished atomic.Bool
