@@ -12,16 +12,14 @@ import (
 const memorySampleEvery = 10 * time.Millisecond
 
 // watchMemory stops the run when the Go heap grows by more than the memory
-// limit over what it was at the start. It is a best-effort guard: in-process
+// limit over base, what was live as the run started (memoryBase). It is a best-effort guard: in-process
 // the heap is shared with everything else (so growth is attributed
 // approximately), and a single native allocation can outrun it; worker
 // processes add an OS limit. The heap it reads counts garbage not yet
 // collected, and a one-shot process collects seldom (cli, worker): before
 // stopping the run it collects and reads again, so that only memory still
 // in use counts.
-func (r *run) watchMemory(stop <-chan struct{}) {
-	hugeheap.Settle() // room a one-shot process reserved is not the run's
-	base := heapBytes()
+func (r *run) watchMemory(stop <-chan struct{}, base uint64) {
 	t := time.NewTicker(memorySampleEvery)
 	defer t.Stop()
 	for {
@@ -40,6 +38,19 @@ func (r *run) watchMemory(stop <-chan struct{}) {
 			}
 		}
 	}
+}
+
+// memoryBase is the heap the run's memory is counted from, taken before
+// the program runs: what is live, after a garbage collection. The heap as
+// it is holds the garbage of what came before the run (bundling and
+// compiling the program, whose size the program controls), which a process
+// that collects seldom (a worker) has plenty of; counted from there, it
+// would be the program's to fill. What the last collection found live is
+// no better: it may have run while the bundler's data was live.
+func memoryBase() uint64 {
+	hugeheap.Settle() // room a one-shot process reserved is not the run's
+	goruntime.GC()
+	return heapBytes()
 }
 
 // over says whether the heap has grown from base by more than limit.

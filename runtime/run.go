@@ -88,11 +88,12 @@ func Run(ctx context.Context, p *Program, opts RunOptions) *Result {
 		return failedResult(&RunError{Kind: KindRuntime, Message: err.Error()}, start)
 	}
 
+	base := memoryBase() // before the program allocates anything
 	done := make(chan vmOutcome, 1)
 	go func() { done <- r.vmMain() }()
 	stopWatch := make(chan struct{})
 	defer close(stopWatch)
-	go r.watchMemory(stopWatch)
+	go r.watchMemory(stopWatch, base)
 	deadline := time.NewTimer(remaining)
 	defer deadline.Stop()
 
