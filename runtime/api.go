@@ -160,6 +160,12 @@ type RunOptions struct {
 	// count from it. Zero: when Run is called. It is not sent to worker
 	// processes, which set it to when their job arrived.
 	Started time.Time `json:"-"`
+	// MemoryBase, when not zero, is the heap the run's memory is counted
+	// from (Limits.Memory), taken by a process that runs nothing else
+	// before its job came, so that nothing the program controls is in it
+	// (a worker takes it as it waits). Zero: taken as the run starts,
+	// after a garbage collection. It is not sent to worker processes.
+	MemoryBase uint64 `json:"-"`
 
 	// hooks lets this package's tests observe a run's asynchronous work;
 	// nil otherwise (it is never sent to workers).

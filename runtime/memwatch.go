@@ -12,7 +12,7 @@ import (
 const memorySampleEvery = 10 * time.Millisecond
 
 // watchMemory stops the run when the Go heap grows by more than the memory
-// limit over base, what was live as the run started (memoryBase). It is a best-effort guard: in-process
+// limit over base, what was live before the program came (MemoryBase). It is a best-effort guard: in-process
 // the heap is shared with everything else (so growth is attributed
 // approximately), and a single native allocation can outrun it; worker
 // processes add an OS limit. The heap it reads counts garbage not yet
@@ -40,14 +40,14 @@ func (r *run) watchMemory(stop <-chan struct{}, base uint64) {
 	}
 }
 
-// memoryBase is the heap the run's memory is counted from, taken before
-// the program runs: what is live, after a garbage collection. The heap as
-// it is holds the garbage of what came before the run (bundling and
-// compiling the program, whose size the program controls), which a process
-// that collects seldom (a worker) has plenty of; counted from there, it
-// would be the program's to fill. What the last collection found live is
-// no better: it may have run while the bundler's data was live.
-func memoryBase() uint64 {
+// MemoryBase is a heap a run's memory can be counted from
+// (RunOptions.MemoryBase): what is live now, after a garbage collection.
+// The heap as it is holds the garbage of what came before (bundling and
+// compiling the program, whose size the program controls), which a
+// process that collects seldom (a worker) has plenty of; counted from
+// there, it would be the program's to fill. What the last collection found
+// live is no better: it may have run while the bundler's data was live.
+func MemoryBase() uint64 {
 	hugeheap.Settle() // room a one-shot process reserved is not the run's
 	goruntime.GC()
 	return heapBytes()
@@ -57,6 +57,10 @@ func memoryBase() uint64 {
 func over(now, base uint64, limit int64) bool {
 	return now > base && int64(now-base) > limit
 }
+
+// HeapBytes is the Go heap of this process as it is, garbage not yet
+// collected included.
+func HeapBytes() uint64 { return heapBytes() }
 
 func heapBytes() uint64 {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}

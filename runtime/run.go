@@ -88,7 +88,10 @@ func Run(ctx context.Context, p *Program, opts RunOptions) *Result {
 		return failedResult(&RunError{Kind: KindRuntime, Message: err.Error()}, start)
 	}
 
-	base := memoryBase() // before the program allocates anything
+	base := opts.MemoryBase
+	if base == 0 {
+		base = MemoryBase() // before the program allocates anything
+	}
 	done := make(chan vmOutcome, 1)
 	go func() { done <- r.vmMain() }()
 	stopWatch := make(chan struct{})

@@ -33,6 +33,10 @@ type ServeOptions struct {
 // outcome could be written (no job, a broken pipe); a program's failure is
 // an outcome, not an error.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) error {
+	// The run's memory is counted from what this process holds before its
+	// job comes (the program can have put nothing in it): here, the heap of
+	// a process just started.
+	base := runtime.HeapBytes()
 	// This process serves one job: the heap for a large result's values is
 	// reserved while the heap is fresh (internal/hugeheap).
 	hugeheap.Reserve(hugeHeapBytes)
@@ -48,6 +52,8 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) 
 		// asked to (a one-shot run).
 		warmUp()
 		runtime.Prewarm() // the job's VM, made while the worker waits
+		hugeheap.Settle()
+		base = runtime.MemoryBase() // after the warm-up, as it waits
 		if first, err = rd.next(); err != nil {
 			return fmt.Errorf("reading the job from the parent: %w", err)
 		}
@@ -97,6 +103,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) 
 	ropts.Limits = lim
 	ropts.Caller = relay
 	ropts.Started = arrived // the wall time covers bundling
+	ropts.MemoryBase = base
 	res := runtime.Run(ctx, prog, ropts)
 	if err := w.send(&wireMessage{Type: "result", Result: res}); err != nil {
 		// The result cannot be encoded (Run checks it, so this is a bug):

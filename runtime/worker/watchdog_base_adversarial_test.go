@@ -18,16 +18,18 @@ import (
 // same program without the padding is stopped.
 func TestAdversarialWorkerWatchdogBaseCountsGarbage(t *testing.T) {
 	t.Parallel()
-	pool := newPool(t, Options{Command: testWorkerCommand()})
 	const limit = 64 << 20
 	for _, tt := range []struct {
 		name     string
+		oneShot  bool // a worker started for its job (no warm-up)
 		padFiles int
 	}{
-		{"no padding", 0},
-		{"padded with garbage-making source", 2},
+		{"no padding", false, 0},
+		{"padded with garbage-making source", false, 2},
+		{"one-shot, padded with garbage-making source", true, 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			pool := newPool(t, Options{Command: testWorkerCommand(), OneShot: tt.oneShot})
 			files := map[string]string{}
 			var imports strings.Builder
 			for i := range tt.padFiles {
