@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/internal/hugeheap"
 	"github.com/mcpcode/mcpcode/internal/layout"
 	"github.com/mcpcode/mcpcode/internal/workerstart"
 	"github.com/mcpcode/mcpcode/runtime/worker"
@@ -92,12 +93,23 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return main(args, stdin, stdout, stderr, nil)
 }
 
+// runHugeHeapBytes is the heap a warm runner reserves for huge pages
+// (internal/hugeheap, used once a server sends a line of a megabyte or
+// more): a result's line is read in pieces and joined, twice its size, and
+// with --isolation none its values are built here too.
+const runHugeHeapBytes = 64 << 20
+
 // warmRunner runs a tiny program in a temporary workspace of its own, as
 // the run a warm runner will be given runs, so that the run finds this
 // process's code, caches and threads warm (about 3 ms of a 30 ms run on a
 // small virtual machine). The runner has an empty environment and no
 // secret yet; nothing of the warm-up's workspace is kept.
 func warmRunner() {
+	// Its run may read a large tool result: onto huge pages, in room
+	// reserved while the heap is fresh (internal/hugeheap). A process
+	// started for one run does without: the reservation's early garbage
+	// collection would cost every run about 5 ms of its start-up.
+	hugeheap.Reserve(runHugeHeapBytes)
 	dir, err := os.MkdirTemp("", "mcpcode-warm-")
 	if err != nil {
 		return

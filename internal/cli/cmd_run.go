@@ -13,7 +13,6 @@ import (
 
 	"github.com/mcpcode/mcpcode/internal/app"
 	"github.com/mcpcode/mcpcode/internal/atomicfile"
-	"github.com/mcpcode/mcpcode/internal/hugeheap"
 	"github.com/mcpcode/mcpcode/internal/visible"
 	"github.com/mcpcode/mcpcode/runtime"
 	"github.com/mcpcode/mcpcode/runtime/worker"
@@ -83,12 +82,6 @@ func formatBytes(n int64) string {
 	return fmt.Sprintf("%dB", n)
 }
 
-// runHugeHeapBytes is the heap a one-shot run reserves for huge pages
-// (internal/hugeheap, used once a server sends a line of a megabyte or
-// more): a result's line is read in pieces and joined, twice its size, and
-// with --isolation none its values are built here too.
-const runHugeHeapBytes = 64 << 20
-
 // runGCPercent is the GOGC of a one-shot run's process, as a worker's
 // (runtime/worker): it ends with the run.
 const runGCPercent = 400
@@ -156,10 +149,7 @@ func cmdRun(a *cli, args []string) int {
 		// the run: it starts now, in parallel.
 		a.app.PrestartWorker()
 	}
-	// This process ends with the run: a large tool result may be read onto
-	// huge pages, in room reserved while the heap is fresh, and it collects
-	// less often (runGCPercent).
-	hugeheap.Reserve(runHugeHeapBytes)
+	// This process ends with the run: it collects less often.
 	debug.SetGCPercent(runGCPercent)
 	req := app.RunRequest{Skill: rf.skill, Input: input, Limits: rf.limits, Isolation: rf.isolation, ConnectTimeout: rf.connectTimeout, Privacy: rf.privacy}
 	if rf.skill != "" {

@@ -17,8 +17,11 @@
 // worker that had warmed up paid 40 ms of faults for it on every large
 // result). Large only reads /proc/self/maps and calls madvise. The
 // resident size grows only as the heap is used, in steps of 2 MiB, which is
-// why only processes that end soon (a worker, a one-shot run or gen)
-// should reserve: a long-lived process would keep the larger pages.
+// why only processes that end soon should reserve: a long-lived process
+// would keep the larger pages. And the reservation sets off the process's
+// first garbage collection early, about 5 ms of a fresh process's CPU: so
+// a process reserves while it waits for its work (a warm runner, a worker
+// kept warm), or when its work is large anyway (gen).
 //
 // Under THP "never" nothing changes, under "always" the advice is given
 // already; on systems other than Linux, and under the race detector (whose

@@ -37,9 +37,6 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) 
 	// job comes (the program can have put nothing in it): here, the heap of
 	// a process just started.
 	base := runtime.HeapBytes()
-	// This process serves one job: the heap for a large result's values is
-	// reserved while the heap is fresh (internal/hugeheap).
-	hugeheap.Reserve(hugeHeapBytes)
 	rd := newWireReader(in, maxParentMessage)
 	w := newWireWriter(out)
 	first, err := rd.next()
@@ -49,7 +46,11 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) 
 	if first.Type == "warmUp" {
 		// A worker the pool keeps waiting for a job: warm up meanwhile. A
 		// worker started for a job that is already on its way is not
-		// asked to (a one-shot run).
+		// asked to (a one-shot run). This process serves one job: the
+		// heap for a large result's values is reserved while the heap is
+		// fresh (internal/hugeheap); not in a worker started for its job,
+		// whose start-up the reservation would slow.
+		hugeheap.Reserve(hugeHeapBytes)
 		warmUp()
 		runtime.Prewarm() // the job's VM, made while the worker waits
 		hugeheap.Settle()
