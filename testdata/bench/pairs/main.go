@@ -118,7 +118,11 @@ func main() {
 		for i := range c.wall {
 			ratios[i] = float64(c.wall[i]) / float64(ref.wall[i])
 		}
-		fmt.Printf("%-28s %10s %10s %10s %13.2f× %9.1f MiB\n", c.name, ms(median(c.wall)), ms(slices.Min(c.wall)), ms(median(c.cpu)), medianF(ratios), float64(slices.Max(c.rss))/1024)
+		rss := "not sampled"
+		if len(c.rss) > 0 {
+			rss = fmt.Sprintf("%.1f MiB", float64(slices.Max(c.rss))/1024)
+		}
+		fmt.Printf("%-28s %10s %10s %10s %13.2f× %13s\n", c.name, ms(median(c.wall)), ms(slices.Min(c.wall)), ms(median(c.cpu)), medianF(ratios), rss)
 	}
 }
 
