@@ -63,8 +63,15 @@ const requestMagic = "mcpcode-run/2\n"
 
 // runBegan is what a runner sends its client once it has taken the run,
 // before it runs anything: a client whose runner ends without it runs the
-// command itself.
-const runBegan = 'b'
+// command itself. The client answers runGo, and the runner runs it; or,
+// when a signal came while it waited, runStop, and runs it itself (the
+// runner then runs nothing): so a run never runs twice, and a runner that
+// is stopped or stuck cannot hold a client that is told to end.
+const (
+	runBegan = 'b'
+	runGo    = 'k'
+	runStop  = 'n'
+)
 
 // maxFingerprint bounds the fingerprint a broker reads from a client.
 const maxFingerprint = 64 << 10

@@ -270,15 +270,7 @@ func TestBrokerRunnerThatEndsBeforeTheRunRunsItHere(t *testing.T) {
 	t.Parallel()
 	xdg := brokertest.NewXDG(t)
 	startBroker(t, xdg)
-	broker := brokertest.Pid(t, brokertest.Sockets(xdg)[0])
-	var runner int
-	for deadline := time.Now().Add(10 * time.Second); runner == 0; time.Sleep(10 * time.Millisecond) {
-		if kids := brokertest.Children(broker); len(kids) > 0 {
-			runner = kids[0]
-		} else if time.Now().After(deadline) {
-			t.Fatal("the broker started no runner")
-		}
-	}
+	runner := readyRunner(t, xdg)
 	// Stopped, it takes the run's connection and request into its socket
 	// but begins nothing; then it dies.
 	if err := syscall.Kill(runner, syscall.SIGSTOP); err != nil {
@@ -291,6 +283,67 @@ func TestBrokerRunnerThatEndsBeforeTheRunRunsItHere(t *testing.T) {
 	out, errOut, state := client(t, brokertest.Env(os.Environ(), xdg), "", "", "report")
 	if !state.Success() || strings.Contains(out, `"runner":true`) || out == "" {
 		t.Fatalf("client of a runner that died before the run: %v, output %q, stderr %q; want the run done here", state, out, errOut)
+	}
+}
+
+// TestBrokerSignalEndsTheWaitForAStoppedRunner: a client whose runner is
+// stopped (or stuck) before it begins the run is not held: SIGTERM ends
+// the client as it would a local run, and the runner, told not to begin,
+// runs nothing even when it is continued (found by an adversarial review:
+// before, the signal waited for the runner, and only SIGKILL ended the
+// client).
+func TestBrokerSignalEndsTheWaitForAStoppedRunner(t *testing.T) {
+	t.Parallel()
+	xdg := brokertest.NewXDG(t)
+	startBroker(t, xdg)
+	runner := readyRunner(t, xdg)
+	if err := syscall.Kill(runner, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(runner, syscall.SIGKILL)
+	dir := t.TempDir()
+	after := filepath.Join(dir, "after")
+	cmd := brokertest.Command(os.Args[0], "run", "report")
+	cmd.Env = append(brokertest.Env(os.Environ(), xdg), "MCPCODE_TEST_AFTER="+after)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stdin = &out, strings.NewReader("")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The stopped runner holds the client's stdout until it is killed.
+	cmd.WaitDelay = time.Second
+	ended := make(chan struct{})
+	go func() { cmd.Wait(); close(ended) }()
+	time.Sleep(time.Second) // the request is in the stopped runner's socket
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-ended
+		t.Fatal("the client of a stopped runner did not end within 10 s of SIGTERM")
+	}
+	if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGTERM || out.Len() != 0 {
+		t.Errorf("client ended %v with output %q; want ended by SIGTERM, nothing run", cmd.ProcessState, out.String())
+	}
+	syscall.Kill(runner, syscall.SIGCONT)
+	for deadline := time.Now().Add(5 * time.Second); brokertest.Alive(runner) && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	}
+	if _, err := os.Stat(after); err == nil {
+		t.Error("the runner, continued, ran the command its client had run")
+	}
+}
+
+// readyRunner returns the pid of the runner the broker of xdg keeps ready.
+func readyRunner(t *testing.T, xdg string) int {
+	t.Helper()
+	broker := brokertest.Pid(t, brokertest.Sockets(xdg)[0])
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if kids := brokertest.Children(broker); len(kids) > 0 {
+			return kids[0]
+		} else if time.Now().After(deadline) {
+			t.Fatal("the broker started no runner")
+		}
 	}
 }
 

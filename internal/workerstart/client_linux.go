@@ -97,10 +97,11 @@ func runViaBroker(args []string) {
 		runHere(fd, sigs)
 		return
 	}
-	if !runnerBegan(fd) {
+	if !runnerBegan(fd, sigs) {
 		// The runner ended before it began the run (it could not take
-		// it, or died waiting): nothing of the run has happened, so it
-		// runs here, as after an unsent request.
+		// it, or died waiting), or a signal came first and the runner was
+		// told not to: nothing of the run has happened there, so it runs
+		// here, as after an unsent request.
 		runHere(fd, sigs)
 		return
 	}
@@ -122,13 +123,29 @@ func runHere(fd int, sigs chan os.Signal) {
 	}
 }
 
-// runnerBegan waits until the runner says that it began the run (runBegan)
-// and reports whether it did; anything else, or the connection's end,
-// means that the runner ended before.
-func runnerBegan(fd int) bool {
+// runnerBegan waits until the runner says that it began the run (runBegan),
+// lets it go on (runGo) and reports true. It reports false when the
+// runner ended before (anything else, or the connection's end), or when a
+// signal for the run came first: the runner is then told not to begin
+// (runStop), and the signal is left in sigs, for runHere.
+func runnerBegan(fd int, sigs chan os.Signal) bool {
 	setTimeout(fd, 0) // the runner may still be warming up
-	var b [1]byte
-	return readFull(fd, b[:]) == nil && b[0] == runBegan
+	began := make(chan bool, 1)
+	go func() {
+		var b [1]byte
+		began <- readFull(fd, b[:]) == nil && b[0] == runBegan
+	}()
+	select {
+	case ok := <-began:
+		return ok && writeAll(fd, []byte{runGo}) == nil
+	case sig := <-sigs:
+		_ = writeAll(fd, []byte{runStop})
+		select {
+		case sigs <- sig:
+		default: // full: the signals in it end the run as well
+		}
+		return false
+	}
 }
 
 func noteNoBroker(path string) {

@@ -50,9 +50,11 @@ func ServeRunner(main func(args []string, done func(code int)) int, warm func(),
 		// began has the client run it itself.
 		return 2
 	}
-	// From here on the run is this process's: the client waits for its
-	// end, whatever it is.
-	if writeAll(conn, []byte{runBegan}) != nil {
+	// The client may have given up waiting (a signal came) and run the
+	// command itself: it says whether the run is still this process's,
+	// which from then on it is, and the client waits for its end.
+	var answer [1]byte
+	if writeAll(conn, []byte{runBegan}) != nil || readFull(conn, answer[:]) != nil || answer[0] != runGo {
 		return 2
 	}
 	var finished atomic.Bool
@@ -121,6 +123,9 @@ func takeRequest(conn int) ([]string, error) {
 	head := make([]byte, len(requestMagic)+4)
 	oob := make([]byte, syscall.CmsgSpace(4*4))
 	n, oobn, _, _, err := syscall.Recvmsg(conn, head, oob, syscall.MSG_CMSG_CLOEXEC)
+	for err == syscall.EINTR {
+		n, oobn, _, _, err = syscall.Recvmsg(conn, head, oob, syscall.MSG_CMSG_CLOEXEC)
+	}
 	if err != nil {
 		return nil, errors.New("reading the run's request: " + err.Error())
 	}
