@@ -226,25 +226,16 @@ func (b *jsonBuilder) array(depth int) (goja.Value, error) {
 // strValue reads a string literal as a value; a short plain one is
 // interned.
 func (b *jsonBuilder) strValue() (goja.Value, error) {
-	start := b.pos + 1
-	for i := start; i < len(b.data) && i-start <= maxInternedString; i++ {
-		c := b.data[i]
-		if c == '"' {
-			raw := b.data[start:i]
-			if v, ok := b.strs[string(raw)]; ok {
-				b.pos = i + 1
-				return v, nil
-			}
-			b.pos = i + 1
-			v := b.vm.ToValue(string(raw))
+	if raw, end, ok := b.plainLiteral(maxInternedString); ok {
+		b.pos = end
+		v, ok := b.strs[string(raw)]
+		if !ok {
+			v = b.vm.ToValue(string(raw))
 			if len(b.strs) < maxInterned {
 				b.strs[string(raw)] = v
 			}
-			return v, nil
 		}
-		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			break
-		}
+		return v, nil
 	}
 	s, err := b.str()
 	if err != nil {
@@ -255,22 +246,13 @@ func (b *jsonBuilder) strValue() (goja.Value, error) {
 
 // key reads a property name, interned.
 func (b *jsonBuilder) key() (jsonKey, error) {
-	start := b.pos + 1
-	for i := start; i < len(b.data); i++ {
-		c := b.data[i]
-		if c == '"' {
-			raw := b.data[start:i]
-			if k, ok := b.keys[string(raw)]; ok {
-				b.pos = i + 1
-				return k, nil
-			}
-			break
-		}
-		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			break // the slow path checks and decodes it
+	if raw, end, ok := b.plainLiteral(len(b.data)); ok {
+		if k, ok := b.keys[string(raw)]; ok {
+			b.pos = end
+			return k, nil
 		}
 	}
-	name, err := b.str()
+	name, err := b.str() // checks and decodes any other
 	if err != nil {
 		return jsonKey{}, err
 	}
@@ -279,6 +261,22 @@ func (b *jsonBuilder) key() (jsonKey, error) {
 		b.keys[name] = k
 	}
 	return k, nil
+}
+
+// plainLiteral looks at the string literal at b.pos: when it is at most
+// most bytes of ASCII without escapes or control characters, it returns
+// them (its value as it is) and the position after its closing quote.
+func (b *jsonBuilder) plainLiteral(most int) (raw []byte, end int, ok bool) {
+	start := b.pos + 1
+	for i := start; i < len(b.data) && i-start <= most; i++ {
+		switch c := b.data[i]; {
+		case c == '"':
+			return b.data[start:i], i + 1, true
+		case c == '\\' || c < 0x20 || c >= utf8.RuneSelf:
+			return nil, 0, false
+		}
+	}
+	return nil, 0, false
 }
 
 // str reads a string literal.

@@ -268,14 +268,9 @@ func TestBrokerPassesSignalsAndDeaths(t *testing.T) {
 // itself; before, the client ended with the runner's status and no output.
 func TestBrokerRunnerThatEndsBeforeTheRunRunsItHere(t *testing.T) {
 	t.Parallel()
-	xdg := brokertest.NewXDG(t)
-	startBroker(t, xdg)
-	runner := readyRunner(t, xdg)
 	// Stopped, it takes the run's connection and request into its socket
 	// but begins nothing; then it dies.
-	if err := syscall.Kill(runner, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	xdg, runner := stoppedRunner(t)
 	go func() {
 		time.Sleep(500 * time.Millisecond)
 		syscall.Kill(runner, syscall.SIGKILL)
@@ -294,13 +289,7 @@ func TestBrokerRunnerThatEndsBeforeTheRunRunsItHere(t *testing.T) {
 // client).
 func TestBrokerSignalEndsTheWaitForAStoppedRunner(t *testing.T) {
 	t.Parallel()
-	xdg := brokertest.NewXDG(t)
-	startBroker(t, xdg)
-	runner := readyRunner(t, xdg)
-	if err := syscall.Kill(runner, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Kill(runner, syscall.SIGKILL)
+	xdg, runner := stoppedRunner(t)
 	dir := t.TempDir()
 	after := filepath.Join(dir, "after")
 	cmd := brokertest.Command(os.Args[0], "run", "report")
@@ -334,13 +323,22 @@ func TestBrokerSignalEndsTheWaitForAStoppedRunner(t *testing.T) {
 	}
 }
 
-// readyRunner returns the pid of the runner the broker of xdg keeps ready.
-func readyRunner(t *testing.T, xdg string) int {
+// stoppedRunner starts a broker in a directory of its own and stops
+// (SIGSTOP) the runner it keeps ready, which the test's end kills; it
+// returns the directory and the runner's pid.
+func stoppedRunner(t *testing.T) (string, int) {
 	t.Helper()
+	xdg := brokertest.NewXDG(t)
+	startBroker(t, xdg)
 	broker := brokertest.Pid(t, brokertest.Sockets(xdg)[0])
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if kids := brokertest.Children(broker); len(kids) > 0 {
-			return kids[0]
+			runner := kids[0]
+			if err := syscall.Kill(runner, syscall.SIGSTOP); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { syscall.Kill(runner, syscall.SIGKILL) })
+			return xdg, runner
 		} else if time.Now().After(deadline) {
 			t.Fatal("the broker started no runner")
 		}
