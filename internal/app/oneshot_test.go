@@ -58,7 +58,7 @@ func waitUntil(t *testing.T, cond func() bool) {
 // TestOneShotRunStopsServersOnClose: a one-shot run (the CLI's) hands its
 // result over before its servers are stopped, since a server's exit can
 // take longer than a small run, and the app's Close stops them; any other
-// run stops its servers before it returns.
+// run stops its servers as it returns.
 func TestOneShotRunStopsServersOnClose(t *testing.T) {
 	t.Parallel()
 	for _, oneShot := range []bool{true, false} {
@@ -96,14 +96,20 @@ export default (await callMCPTool("s", "answer", {})).n;`)
 		if !res.OK || string(res.Result) != "42" {
 			t.Fatalf("OneShot %v: result %s, error %+v", oneShot, res.Result, res.Error)
 		}
-		select {
-		case <-ended:
-			if oneShot {
+		// The server sees its session end a little after the client closed
+		// it: a one-shot run's server must not see it without Close,
+		// another run's must without it.
+		if oneShot {
+			select {
+			case <-ended:
 				t.Error("the one-shot run stopped its server before handing its result over")
+			case <-time.After(300 * time.Millisecond):
 			}
-		default:
-			if !oneShot {
-				t.Error("the run returned with its server still connected")
+		} else {
+			select {
+			case <-ended:
+			case <-time.After(guard):
+				t.Fatal("the run returned and its server was never stopped")
 			}
 		}
 		a.Close()
