@@ -12,10 +12,10 @@ import (
 const memorySampleEvery = 10 * time.Millisecond
 
 // watchMemory stops the run when the Go heap grows by more than the memory
-// limit over base, what was live before the program came (MemoryBase). It is a best-effort guard: in-process
-// the heap is shared with everything else (so growth is attributed
-// approximately), and a single native allocation can outrun it; worker
-// processes add an OS limit. The heap it reads counts garbage not yet
+// limit over base, what was live before the program came (MemoryBase). It
+// is a best-effort guard: in-process the heap is shared with everything
+// else (so growth is attributed approximately), and a single native
+// allocation can outrun it; worker processes add an OS limit. The heap it reads counts garbage not yet
 // collected, and a one-shot process collects seldom (cli, worker): before
 // stopping the run it collects and reads again, so that only memory still
 // in use counts.
@@ -29,9 +29,9 @@ func (r *run) watchMemory(stop <-chan struct{}, base uint64) {
 		case <-r.stopC:
 			return
 		case <-t.C:
-			if over(heapBytes(), base, r.lim.Memory) {
+			if over(HeapBytes(), base, r.lim.Memory) {
 				goruntime.GC()
-				if over(heapBytes(), base, r.lim.Memory) {
+				if over(HeapBytes(), base, r.lim.Memory) {
 					r.stop(r.limitError(LimitMemory))
 					return
 				}
@@ -50,7 +50,7 @@ func (r *run) watchMemory(stop <-chan struct{}, base uint64) {
 func MemoryBase() uint64 {
 	hugeheap.Settle() // room a one-shot process reserved is not the run's
 	goruntime.GC()
-	return heapBytes()
+	return HeapBytes()
 }
 
 // over says whether the heap has grown from base by more than limit.
@@ -60,9 +60,7 @@ func over(now, base uint64, limit int64) bool {
 
 // HeapBytes is the Go heap of this process as it is, garbage not yet
 // collected included.
-func HeapBytes() uint64 { return heapBytes() }
-
-func heapBytes() uint64 {
+func HeapBytes() uint64 {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {

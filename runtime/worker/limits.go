@@ -12,18 +12,17 @@ import (
 // program's data.
 const heapSlack = 32 << 20
 
-// hugeHeapBytes is the heap a worker reserves as it starts and has backed by
-// huge pages when a large result comes (internal/hugeheap): room for its
-// values (a 10,000-row table builds about 17 MB of them) and the garbage
-// made on the way.
+// hugeHeapBytes is the heap a worker kept warm reserves before its warm-up
+// and has backed by huge pages when a large result comes
+// (internal/hugeheap): room for its values (a 10,000-row table builds
+// about 17 MB of them) and the garbage made on the way.
 const hugeHeapBytes = 64 << 20
 
 // gcPercent is a worker's GOGC: it serves one job and exits, so it
 // collects a quarter as often as Go's default, which leaves its heap
 // growing up to five times what is live (the memory limit still makes the
 // GC work hard near the limit, and the memory watchdog counts only live
-// memory). A 10,000-row result's values are built with no collection in
-// between; about 5% of the article's flow.
+// memory). It took about 5% off the article's flow.
 const gcPercent = 400
 
 // limitRuntime sets the process-wide runtime limits of a worker: a soft

@@ -52,8 +52,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) 
 		// whose start-up the reservation would slow.
 		hugeheap.Reserve(hugeHeapBytes)
 		warmUp()
-		runtime.Prewarm() // the job's VM, made while the worker waits
-		hugeheap.Settle()
+		runtime.Prewarm()           // the job's VM, made while the worker waits
 		base = runtime.MemoryBase() // after the warm-up, as it waits
 		if first, err = rd.next(); err != nil {
 			return fmt.Errorf("reading the job from the parent: %w", err)
