@@ -76,6 +76,11 @@ type Gateway struct {
 	// where it cannot send requests (elicitation) to clients.
 	stateless atomic.Bool
 
+	// states signs and checks the requestStates of input_required rounds;
+	// held are the runs this process holds between rounds (rounds.go).
+	states *stateStore
+	held   heldRuns
+
 	mu         sync.Mutex
 	skillTools map[string]string // tool name → fingerprint of what was registered
 	resources  map[string]bool   // registered resource URIs
@@ -105,14 +110,21 @@ func New(ws *app.Workspace, opts Options) (*Gateway, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	g := &Gateway{ws: ws, opts: opts, log: log, skillTools: map[string]string{}, resources: map[string]bool{}}
+	g := &Gateway{ws: ws, opts: opts, log: log, skillTools: map[string]string{}, resources: map[string]bool{},
+		states: newStateStore(ws.State(), nil)}
 	g.pool = ws.Pool(app.PoolOptions{ConnectTimeout: opts.ConnectTimeout})
 	g.server = mcp.NewServer(&mcp.Implementation{Name: "mcpcode", Title: "mcpcode", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions(opts.Tools),
+		// What is served, and so what server/discover and initialize
+		// advertise: tools and resources that change, no prompts (the list
+		// is empty), completion of the tree's resource template.
 		Capabilities: &mcp.ServerCapabilities{
-			Tools:     &mcp.ToolCapabilities{ListChanged: true},
-			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			Tools:       &mcp.ToolCapabilities{ListChanged: true},
+			Resources:   &mcp.ResourceCapabilities{ListChanged: true},
+			Prompts:     &mcp.PromptCapabilities{},
+			Completions: &mcp.CompletionCapabilities{},
 		},
+		CompletionHandler: g.complete,
 	})
 	g.server.AddReceivingMiddleware(g.syncOnList)
 	if opts.Tools == ToolsCode {
@@ -132,8 +144,12 @@ func (g *Gateway) Server() *mcp.Server { return g.server }
 // Root is the workspace served.
 func (g *Gateway) Root() string { return g.ws.Root }
 
-// Close closes the upstream connections.
-func (g *Gateway) Close() error { return g.pool.Close() }
+// Close stops the runs held between rounds and closes the upstream
+// connections.
+func (g *Gateway) Close() error {
+	g.held.stopAll()
+	return g.pool.Close()
+}
 
 // Run serves one connection (stdio for hosts that start mcpcode from their
 // config) until it ends or ctx is done.
