@@ -79,7 +79,9 @@ type journalEntry struct {
 
 func (e journalEntry) key() string { return requestKey(e.Op, e.Server, e.Name, e.Args) }
 
-func (e journalEntry) size() int { return len(e.Server) + len(e.Name) + len(e.Args) + len(e.Result) + len(e.Error) + 64 }
+func (e journalEntry) size() int {
+	return len(e.Server) + len(e.Name) + len(e.Args) + len(e.Result) + len(e.Error) + 64
+}
 
 func requestKey(op, server, name string, args json.RawMessage) string {
 	return op + "\x00" + server + "\x00" + name + "\x00" + string(args)

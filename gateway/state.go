@@ -127,7 +127,7 @@ func createSecret(dir, path string) error {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
 	raw := make([]byte, 32)
-	_, _ = rand.Read(raw) // never fails (crypto/rand, Go 1.24)
+	_, _ = rand.Read(raw)                           // never fails (crypto/rand, Go 1.24)
 	tmp, err := os.CreateTemp(dir, ".secret.tmp-*") // mode 0600
 	if err != nil {
 		return fmt.Errorf("creating the signing secret in %s: %w", dir, err)
