@@ -80,6 +80,9 @@ type Gateway struct {
 	// held are the runs this process holds between rounds (rounds.go).
 	states *stateStore
 	held   heldRuns
+	// holdGrace bounds how long a resumed run's request waits for the run
+	// to catch up with its journal (defaultHoldGrace; tests shorten it).
+	holdGrace time.Duration
 
 	mu         sync.Mutex
 	skillTools map[string]string // tool name → fingerprint of what was registered
@@ -111,7 +114,7 @@ func New(ws *app.Workspace, opts Options) (*Gateway, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	g := &Gateway{ws: ws, opts: opts, log: log, skillTools: map[string]string{}, resources: map[string]bool{},
-		states: newStateStore(ws.State(), nil)}
+		states: newStateStore(ws.State()), holdGrace: defaultHoldGrace}
 	g.pool = ws.Pool(app.PoolOptions{ConnectTimeout: opts.ConnectTimeout})
 	g.server = mcp.NewServer(&mcp.Implementation{Name: "mcpcode", Title: "mcpcode", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions(opts.Tools),

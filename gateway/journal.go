@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/mcpcode/mcpcode/internal/atomicfile"
 	"github.com/mcpcode/mcpcode/internal/mcptool"
@@ -195,9 +196,11 @@ type journalReplay struct {
 	pending        string   // requestKey of the write the person answered
 	caughtUp       chan struct{}
 	reach          sync.Once
+	grace          time.Duration // how long a request may wait (defaultHoldGrace)
 
-	mu    sync.Mutex
-	queue map[string][]journalEntry
+	mu       sync.Mutex
+	queue    map[string][]journalEntry
+	diverged bool // a request waited in vain: the others do not wait
 }
 
 var (
@@ -205,8 +208,8 @@ var (
 	_ runtime.ResourceReader  = (*journalReplay)(nil)
 )
 
-func newJournalReplay(gate mcptool.Caller, base *tracked, j *journal) *journalReplay {
-	r := &journalReplay{Caller: gate, base: base, caughtUp: make(chan struct{}), queue: map[string][]journalEntry{},
+func newJournalReplay(gate mcptool.Caller, base *tracked, j *journal, grace time.Duration) *journalReplay {
+	r := &journalReplay{Caller: gate, base: base, caughtUp: make(chan struct{}), grace: grace, queue: map[string][]journalEntry{},
 		pending: requestKey(opCall, j.Pending.Server, j.Pending.Tool, j.Pending.Args)}
 	for _, e := range j.Entries {
 		r.queue[e.key()] = append(r.queue[e.key()], e)
@@ -226,14 +229,42 @@ func (r *journalReplay) take(key string) (journalEntry, bool) {
 	return q[0], true
 }
 
-// hold waits until the run has reached the write the person answered.
+// defaultHoldGrace is how long a request the journal does not answer waits for
+// the run to reach the write the person answered. In a program that makes
+// its requests again as before, only a request that the first run made
+// after that write, and this one earlier (concurrent requests answered in
+// another order), waits at all, and not for long.
+const defaultHoldGrace = 10 * time.Second
+
+// hold waits until the run has reached the write the person answered; a
+// run that does not get there (it went another way than before: the clock,
+// randomness) gets an error for the request, and nothing is sent.
 func (r *journalReplay) hold(ctx context.Context, what string) error {
 	select {
 	case <-r.caughtUp:
 		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("resuming the run on this server: the program did not make again the requests it made before the confirmation (it waited to send %s); nothing was sent: %w", what, ctx.Err())
+	default:
 	}
+	r.mu.Lock()
+	diverged := r.diverged
+	r.mu.Unlock()
+	if !diverged {
+		timer := time.NewTimer(r.grace)
+		defer timer.Stop()
+		select {
+		case <-r.caughtUp:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+		}
+		r.mu.Lock()
+		r.diverged = true
+		r.mu.Unlock()
+	}
+	return fmt.Errorf("%w: resuming the run on this server, the program made %s, which the run did not make before the confirmation, "+
+		"instead of the confirmed call; nothing was sent (a program whose requests depend on the clock or on randomness cannot be resumed on another replica: run it again)",
+		mcptool.ErrDenied, what)
 }
 
 func (r *journalReplay) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*mcptool.Result, error) {
@@ -243,7 +274,7 @@ func (r *journalReplay) CallTool(ctx context.Context, server, tool string, args 
 	}
 	if key == r.pending {
 		r.reach.Do(func() { close(r.caughtUp) })
-	} else if err := r.hold(ctx, server+"."+tool); err != nil {
+	} else if err := r.hold(ctx, "a call of "+server+"."+tool); err != nil {
 		return nil, err
 	}
 	return r.Caller.CallTool(ctx, server, tool, args)
@@ -255,7 +286,7 @@ func (r *journalReplay) ListResources(ctx context.Context, server string) (json.
 	if e, ok := r.take(requestKey(opListResources, server, "", nil)); ok {
 		return e.rawResult()
 	}
-	if err := r.hold(ctx, "resources/list to "+server); err != nil {
+	if err := r.hold(ctx, "a resources/list request to "+server); err != nil {
 		return nil, err
 	}
 	return r.base.ListResources(ctx, server)
@@ -265,7 +296,7 @@ func (r *journalReplay) ReadResource(ctx context.Context, server, uri string) (j
 	if e, ok := r.take(requestKey(opReadResource, server, uri, nil)); ok {
 		return e.rawResult()
 	}
-	if err := r.hold(ctx, "resources/read of "+uri); err != nil {
+	if err := r.hold(ctx, "a resources/read request of "+uri); err != nil {
 		return nil, err
 	}
 	return r.base.ReadResource(ctx, server, uri)

@@ -510,7 +510,7 @@ func (g *Gateway) start(run *heldRun, r app.RunRequest, h host, j *journal) {
 		for _, e := range run.entries {
 			run.size += e.size()
 		}
-		rp := newJournalReplay(run.gate, pool, j)
+		rp := newJournalReplay(run.gate, pool, j, g.holdGrace)
 		caller, base = rp, rp
 	}
 	r.Caller = &forwarding{Caller: caller, pool: base, h: run.handlers(h)}
@@ -559,6 +559,9 @@ func (g *Gateway) resume(ctx context.Context, req *mcp.CallToolRequest, r app.Ru
 		return nil, invalidParams("the run this answer belongs to is not held by this server (%s), or it ended: nothing was sent; call %s again without requestState to start over", why, req.Params.Name)
 	}
 	j, err := g.states.readJournal(st)
+	if err == nil && (st.Kind != questionWrite || writeBinding(j.Pending.Server, j.Pending.Tool, j.Pending.Args) != st.Question) {
+		err = errors.New("the run's journal waits for another call than this requestState answers")
+	}
 	if err != nil {
 		return nil, invalidParams("resuming the run: %v; nothing was sent; call %s again without requestState to start over", err, req.Params.Name)
 	}

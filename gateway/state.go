@@ -82,17 +82,28 @@ var (
 // files that let replicas share runs (.mcpcode/serve/).
 type stateStore struct {
 	dir string
-	now func() time.Time
 
-	mu  sync.Mutex
-	key []byte
+	mu    sync.Mutex
+	key   []byte
+	clock func() time.Time // time.Now; tests move it
 }
 
-func newStateStore(stateDir string, now func() time.Time) *stateStore {
-	if now == nil {
-		now = time.Now
-	}
-	return &stateStore{dir: filepath.Join(stateDir, serveStateDir), now: now}
+func newStateStore(stateDir string) *stateStore {
+	return &stateStore{dir: filepath.Join(stateDir, serveStateDir), clock: time.Now}
+}
+
+func (s *stateStore) now() time.Time {
+	s.mu.Lock()
+	clock := s.clock
+	s.mu.Unlock()
+	return clock()
+}
+
+// setClock replaces the store's clock (tests).
+func (s *stateStore) setClock(clock func() time.Time) {
+	s.mu.Lock()
+	s.clock = clock
+	s.mu.Unlock()
 }
 
 func (s *stateStore) runsDir() string { return filepath.Join(s.dir, runsName) }
