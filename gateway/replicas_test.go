@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpcode/mcpcode/internal/app"
 	"github.com/mcpcode/mcpcode/internal/demo"
@@ -205,6 +206,46 @@ func TestRoundsResumeOnAnotherReplica(t *testing.T) {
 	for _, e := range runs {
 		if strings.HasSuffix(e.Name(), ".journal") {
 			t.Errorf("the finished run's journal %s was left behind", e.Name())
+		}
+	}
+}
+
+// TestResumeThatDivergesSendsNothing: a program whose first request depends
+// on the clock makes another request when another replica runs it again
+// from the journal: that request is not sent, the confirmed write is not
+// sent either, and the program gets an error that says why.
+func TestResumeThatDivergesSendsNothing(t *testing.T) {
+	t.Parallel()
+	ws, calls := sharedDemoWorkspace(t)
+	proxy := &replicaProxy{}
+	for range 2 {
+		g := newTestGateway(t, ws, Options{})
+		g.holdGrace = 200 * time.Millisecond
+		proxy.replicas = append(proxy.replicas, g.HTTPHandler(HTTPOptions{Stateless: true}))
+	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	a := &answering{answer: result("accept", map[string]any{})}
+	s, err := mcp.NewClient(&mcp.Implementation{Name: "lb-host", Version: "1"}, a.options()).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	code := `import { query } from "servers/salesforce/query";
+import { updateRecord } from "servers/salesforce/updateRecord";
+await query({ query: "SELECT Id FROM Lead WHERE Name = 'at " + Date.now() + "-" + Math.random() + "'" });
+await updateRecord({ objectType: "Lead", recordId: "00Q5f000001abcXYZ", data: { Status: "Qualified" } });`
+	res, text := call(t, s, "execute", map[string]any{"code": code})
+	if !res.IsError || !strings.Contains(text, "cannot be resumed on another replica") || !strings.Contains(text, "nothing was sent") {
+		t.Errorf("the diverging run: %s", text)
+	}
+	got := calls.snapshot()
+	if calls.total() != 1 {
+		t.Errorf("the server saw %v, want only the first run's query", got)
+	}
+	for k := range got {
+		if !strings.HasPrefix(k, "salesforce.query ") {
+			t.Errorf("%s was sent", k)
 		}
 	}
 }
