@@ -64,7 +64,9 @@ func TestServeWith2026Hosts(t *testing.T) {
 		args func(t *testing.T) []string
 	}{
 		{"stdio", func(*testing.T) []string { return []string{"stdio", binary, ws} }},
-		{"http", func(t *testing.T) []string { return []string{"http", startServeHTTP(t, ws, nil, "--timeout", slowTimeout)} }},
+		{"http", func(t *testing.T) []string {
+			return []string{"http", startServeHTTP(t, ws, nil, "--timeout", slowTimeout)}
+		}},
 		{"http stateless", func(t *testing.T) []string {
 			return []string{"http", startServeHTTP(t, ws, nil, "--stateless", "--timeout", slowTimeout)}
 		}},
