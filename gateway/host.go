@@ -40,10 +40,10 @@ func hostOf(req *mcp.CallToolRequest, stateless bool) host {
 	caps := req.ClientCapabilities()
 	if req.ProtocolVersion() >= modernVersion {
 		h.modern, h.session = true, nil
-		h.elicit = caps != nil && caps.Elicitation != nil
+		h.elicit = caps != nil && formElicitation(caps.Elicitation)
 		h.sample = caps != nil && caps.Sampling != nil
 		if !h.elicit {
-			h.cannotElicit = "it did not declare the elicitation capability"
+			h.cannotElicit = "it did not declare the elicitation capability (form mode)"
 		}
 		if !h.sample {
 			h.cannotSample = "it did not declare the sampling capability"
@@ -60,8 +60,8 @@ func hostOf(req *mcp.CallToolRequest, stateless bool) host {
 	case caps == nil:
 		h.cannotElicit, h.cannotSample = "it declared no capabilities", "it declared no capabilities"
 		return h
-	case caps.Elicitation == nil:
-		h.cannotElicit = "it does not support MCP elicitation"
+	case !formElicitation(caps.Elicitation):
+		h.cannotElicit = "it does not support MCP elicitation (form mode)"
 	default:
 		h.elicit = true
 	}
@@ -71,4 +71,10 @@ func hostOf(req *mcp.CallToolRequest, stateless bool) host {
 		h.sample = true
 	}
 	return h
+}
+
+// formElicitation reports whether a host can be asked to fill in a form:
+// it declared form mode, or elicitation with no mode (which means form).
+func formElicitation(c *mcp.ElicitationCapabilities) bool {
+	return c != nil && (c.Form != nil || c.URL == nil)
 }

@@ -412,20 +412,23 @@ func (h *heldRuns) remove(r *heldRun) {
 // between rounds.
 func (h *heldRuns) evict() {
 	h.mu.Lock()
-	var waiting []*heldRun
+	var oldest *heldRun
+	var oldestAt time.Time
+	waiting := 0
 	for _, r := range h.runs {
 		r.mu.Lock()
 		if r.out != nil {
-			waiting = append(waiting, r)
+			waiting++
+			if oldest == nil || r.pausedAt.Before(oldestAt) {
+				oldest, oldestAt = r, r.pausedAt
+			}
 		}
 		r.mu.Unlock()
 	}
 	h.mu.Unlock()
-	if len(waiting) <= maxHeldRuns {
-		return
+	if waiting > maxHeldRuns {
+		oldest.cancel()
 	}
-	oldest := slices.MinFunc(waiting, func(a, b *heldRun) int { return a.pausedAt.Compare(b.pausedAt) })
-	oldest.cancel()
 }
 
 // stopAll stops every held run and waits (a little) for them to end.
