@@ -456,8 +456,8 @@ func (h *heldRuns) stopAll() {
 func (g *Gateway) askRound(r *heldRun, w *waitingQuestion, round int, j *journal) (*mcp.CallToolResult, error) {
 	st := roundState{Run: r.id, Round: round, Expires: g.states.now().Add(stateTTL).UnixMilli(), Call: r.call,
 		Kind: w.kind, Question: w.binding}
+	g.states.sweep()
 	if j != nil {
-		g.states.sweep()
 		if g.states.countJournals() < maxJournals {
 			if sum, err := g.states.writeJournal(j); err == nil {
 				st.Journal = sum
