@@ -205,6 +205,17 @@ func (r *heldRun) deliver(round int, a answered) bool {
 	return true
 }
 
+// waitsFor reports whether the run waits for the answer of round (false
+// for a nil run).
+func (r *heldRun) waitsFor(round int) bool {
+	if r == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.out != nil && r.round == round && !r.finished()
+}
+
 func (r *heldRun) finished() bool {
 	select {
 	case <-r.done:
@@ -545,21 +556,28 @@ func (g *Gateway) resume(ctx context.Context, req *mcp.CallToolRequest, r app.Ru
 		// with the same state.
 		return g.askAgain(req, st, token)
 	}
+	run := g.held.get(st.Run)
+	if st.Journal == "" && !run.waitsFor(st.Round) {
+		// Only the process holding the run can take the answer: leave the
+		// state unused, for the retry that reaches it.
+		why := "its question came from an upstream server whose call is in progress there"
+		if st.Kind == questionWrite {
+			why = "the run could not be written down for other replicas to resume"
+		}
+		return nil, invalidParams("the run this answer belongs to is held by another replica of this workspace (%s), or it ended: nothing was sent; "+
+			"send the answer to the replica that asked, or call %s again without requestState to start over", why, req.Params.Name)
+	}
 	if err := g.states.use(st); err != nil {
 		return nil, invalidParams("%v: nothing was sent; call %s again without requestState to start over", err, req.Params.Name)
 	}
-	if run := g.held.get(st.Run); run != nil {
+	if run != nil {
 		if run.deliver(st.Round, answered{resp: resp}) {
 			return run.waitRound(ctx)
 		}
 		run.cancel() // it waits for an older round: the run went on elsewhere
 	}
 	if st.Journal == "" {
-		why := "its question came from an upstream server whose call is in progress there"
-		if st.Kind == questionWrite {
-			why = "it could not be written down for other replicas to resume"
-		}
-		return nil, invalidParams("the run this answer belongs to is not held by this server (%s), or it ended: nothing was sent; call %s again without requestState to start over", why, req.Params.Name)
+		return nil, invalidParams("the run this answer belongs to ended before the answer came: nothing was sent; call %s again without requestState to start over", req.Params.Name)
 	}
 	j, err := g.states.readJournal(st)
 	if err == nil && (st.Kind != questionWrite || writeBinding(j.Pending.Server, j.Pending.Tool, j.Pending.Args) != st.Question) {
@@ -568,11 +586,11 @@ func (g *Gateway) resume(ctx context.Context, req *mcp.CallToolRequest, r app.Ru
 	if err != nil {
 		return nil, invalidParams("resuming the run: %v; nothing was sent; call %s again without requestState to start over", err, req.Params.Name)
 	}
-	run := newHeldRun(g, st.Run, call)
-	run.round = st.Round
-	run.preset = &presetAnswer{binding: st.Question, resp: resp}
-	g.start(run, r, h, j)
-	return run.waitRound(ctx)
+	resumed := newHeldRun(g, st.Run, call)
+	resumed.round = st.Round
+	resumed.preset = &presetAnswer{binding: st.Question, resp: resp}
+	g.start(resumed, r, h, j)
+	return resumed.waitRound(ctx)
 }
 
 // askAgain repeats a round whose answer is missing: same question, same

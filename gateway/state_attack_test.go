@@ -259,3 +259,79 @@ func resultText(res *mcp.CallToolResult) string {
 	}
 	return b.String()
 }
+
+// TestUpstreamRoundIsAnsweredWhereItWaits: an upstream server's question,
+// passed to a modern host as a round, can be answered only by the replica
+// whose upstream call waits for it. Another replica refuses the answer
+// without using the state, so the retry that reaches the right replica
+// still completes the run.
+func TestUpstreamRoundIsAnsweredWhereItWaits(t *testing.T) {
+	t.Parallel()
+	ws := askingWorkspace(t)
+	a, b := newTestGateway(t, ws, Options{}), newTestGateway(t, ws, Options{})
+	sa, sb := manualHost(t, a), manualHost(t, b)
+	args := map[string]any{"code": askProgram}
+	res, err := sa.CallTool(context.Background(), &mcp.CallToolParams{Name: toolExecute, Arguments: args})
+	if err != nil || !res.NeedsInput() || res.InputRequests[inputUpstream] == nil {
+		t.Fatalf("execute did not pass the upstream question on: %v %+v", err, res)
+	}
+	if p, ok := res.InputRequests[inputUpstream].(*mcp.ElicitParams); !ok || !strings.Contains(p.Message, `The MCP server "asking"`) {
+		t.Errorf("the question: %+v", res.InputRequests[inputUpstream])
+	}
+	answer := mcp.InputResponseMap{inputUpstream: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}}
+	_, err = sb.CallTool(context.Background(), &mcp.CallToolParams{Name: toolExecute, Arguments: args, RequestState: res.RequestState, InputResponses: answer})
+	if err == nil || !strings.Contains(err.Error(), "held by another replica") || !strings.Contains(err.Error(), "nothing was sent") {
+		t.Errorf("the other replica: %v", err)
+	}
+	res, err = sa.CallTool(context.Background(), &mcp.CallToolParams{Name: toolExecute, Arguments: args, RequestState: res.RequestState, InputResponses: answer})
+	if err != nil || !strings.Contains(resultText(res), "answer: accept Ada") {
+		t.Errorf("the replica that asked: %v %s", err, resultText(res))
+	}
+}
+
+// TestJournalBounds: a journal holds at most maxJournalBytes (a run past
+// it can be resumed only where it is held), and journals and used-markers
+// are deleted once every state that could need them has expired.
+func TestJournalBounds(t *testing.T) {
+	t.Parallel()
+	r := newHeldRun(nil, newRunID(), "call")
+	r.leave(journalEntry{Op: opCall, Server: "s", Name: "t", Result: json.RawMessage(`"small"`)})
+	if len(r.entries) != 1 || r.overflow {
+		t.Fatalf("a small answer was not journaled: %+v", r.entries)
+	}
+	big := json.RawMessage(`"` + strings.Repeat("x", maxJournalBytes) + `"`)
+	r.leave(journalEntry{Op: opCall, Server: "s", Name: "t", Result: big})
+	w := &waitingQuestion{hostQuestion: &hostQuestion{kind: questionWrite, write: &pendingCall{Server: "s", Tool: "w"}}}
+	if !r.overflow || r.entries != nil || r.snapshot(w) != nil {
+		t.Errorf("a run past the bound still has a journal: overflow %v, %d entries", r.overflow, len(r.entries))
+	}
+	s := newStateStore(t.TempDir())
+	if _, err := s.writeJournal(&journal{Format: journalFormat, Run: r.id, Entries: []journalEntry{{Result: big}}}); err == nil {
+		t.Error("a journal over the bound was written")
+	}
+
+	if err := os.MkdirAll(s.runsDir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old, fresh := newRunID(), newRunID()
+	for _, name := range []string{old + ".journal", old + ".1.used", fresh + ".journal", fresh + ".1.used"} {
+		if err := os.WriteFile(filepath.Join(s.runsDir(), name), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := time.Now().Add(-2*stateTTL - time.Minute)
+	for _, name := range []string{old + ".journal", old + ".1.used"} {
+		if err := os.Chtimes(filepath.Join(s.runsDir(), name), long, long); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.sweep()
+	entries, _ := os.ReadDir(s.runsDir())
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if strings.Join(left, " ") != fresh+".1.used "+fresh+".journal" {
+		t.Errorf("after the sweep: %q, want only the fresh run's files", left)
+	}
+}
