@@ -249,3 +249,44 @@ await updateRecord({ objectType: "Lead", recordId: "00Q5f000001abcXYZ", data: { 
 		}
 	}
 }
+
+// TestRoundsPauseNewRequests: while a round waits for the person, the run
+// sends nothing new (a request the program makes meanwhile waits), so the
+// journal holds everything the run sent; the replica that resumes the run
+// sends that request, once.
+func TestRoundsPauseNewRequests(t *testing.T) {
+	t.Parallel()
+	ws, calls := sharedDemoWorkspace(t)
+	proxy := &replicaProxy{}
+	for range 2 {
+		proxy.replicas = append(proxy.replicas, newTestGateway(t, ws, Options{}).HTTPHandler(HTTPOptions{Stateless: true}))
+	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	a := &answering{answer: result("accept", map[string]any{})}
+	s, err := mcp.NewClient(&mcp.Implementation{Name: "lb-host", Version: "1"}, a.options()).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	code := `import { query } from "servers/salesforce/query";
+import { updateRecord } from "servers/salesforce/updateRecord";
+const later = async () => {
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  return query({ query: "SELECT Id, Status FROM Lead WHERE Id = '00Q5f000001abcXYZ'" });
+};
+const [, r]: any = await Promise.all([updateRecord({ objectType: "Lead", recordId: "00Q5f000001abcXYZ", data: { Status: "Qualified" } }), later()]);
+export default r.records[0].Status;`
+	res, text := call(t, s, "execute", map[string]any{"code": code})
+	if res.IsError || !strings.Contains(text, "Qualified") {
+		t.Fatalf("the run: %s", text)
+	}
+	for k, n := range calls.snapshot() {
+		if n != 1 {
+			t.Errorf("%s reached the server %d times, want once", k, n)
+		}
+	}
+	if calls.total() != 2 {
+		t.Errorf("the server saw %v, want the update and the query", calls.snapshot())
+	}
+}
