@@ -29,9 +29,11 @@ const (
 
 // confirmSchema is the form of a write's confirmation: one optional field,
 // so that a host's yes/no dialog (accept with empty content) is an answer.
+// It has no default: clients that fill in defaults would turn a plain
+// accept into a decision the person did not make.
 var confirmSchema = json.RawMessage(`{"type":"object","properties":{"decision":{"type":"string","title":"Decision",` +
 	`"description":"Accept alone allows this one call; choose \"` + answerRun + `\" to also allow this run's later calls of the same tool.",` +
-	`"enum":["` + answerOnce + `","` + answerRun + `","` + answerDeny + `"],"default":"` + answerOnce + `"}}}`)
+	`"enum":["` + answerOnce + `","` + answerRun + `","` + answerDeny + `"]}}}`)
 
 // verdict is what an answer to a write's confirmation allows.
 type verdict int
