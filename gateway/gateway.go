@@ -129,6 +129,7 @@ func New(ws *app.Workspace, opts Options) (*Gateway, error) {
 		},
 		CompletionHandler: g.complete,
 	})
+	g.states.sweep() // journals and markers left by runs that never ended
 	g.server.AddReceivingMiddleware(g.syncOnList)
 	if opts.Tools == ToolsCode {
 		g.addCodeTools()
