@@ -91,8 +91,11 @@ type heldRun struct {
 
 type waitingQuestion struct {
 	*hostQuestion
-	answer    chan answered // buffered 1
-	delivered bool
+	answer chan answered // buffered 1
+	// settled is set when deliver took the question off the run (with an
+	// answer or an error); reserved when it reserved a place for the
+	// answered write.
+	settled, reserved bool
 }
 
 type answered struct {
@@ -152,10 +155,10 @@ func (r *heldRun) ask(ctx context.Context, q *hostQuestion) (mcp.InputResponse, 
 			r.out = nil
 		}
 		switch {
-		case w.delivered && q.kind == questionWrite:
-			r.active--
-		case !w.delivered && q.kind == questionUpstream:
-			r.active++
+		case w.reserved:
+			r.active-- // the answered write is not sent
+		case !w.settled && q.kind == questionUpstream:
+			r.active++ // the call that asked goes on (and ends: ctx is done)
 			r.upstreamWaiting--
 		}
 		r.unpauseIfIdle()
@@ -192,12 +195,14 @@ func (r *heldRun) deliver(round int, a answered) bool {
 		return false
 	}
 	r.out = nil
-	w.delivered = a.err == nil
-	if w.delivered || w.kind == questionUpstream {
-		r.active++ // the write about to be sent, or the call that asked resumes
-	}
-	if w.kind == questionUpstream {
+	w.settled = true
+	switch {
+	case w.kind == questionUpstream:
+		r.active++ // the call that asked goes on
 		r.upstreamWaiting--
+	case a.err == nil:
+		r.active++ // a place for the write, if the answer allows it
+		w.reserved = true
 	}
 	r.unpauseIfIdle()
 	w.answer <- a
