@@ -90,6 +90,10 @@ type Entry struct {
 	Description string `json:"description"`
 	Write       bool   `json:"write,omitempty"`
 	Problem     string `json:"problem,omitempty"` // an approved skill whose SKILL.md cannot be read
+	// Approval is who approved an approved skill, when and at which commit
+	// (Unbound when its hash does not cover the record, or its files no
+	// longer match).
+	Approval *Approval `json:"approval,omitempty"`
 }
 
 // List returns approved, pending and dismissed skills, sorted by status
@@ -106,6 +110,13 @@ func (w Workspace) List() ([]Entry, error) {
 			e.Problem = err.Error()
 		} else {
 			e.Description, e.Write = fm.Description, fm.Write()
+			rec := fm.Approval()
+			if files, err := w.readFolder(SkillsDir + "/" + name); err == nil {
+				rec = approvalOf(name, fm, files)
+			} else {
+				rec.Unbound = true
+			}
+			e.Approval = &rec
 		}
 		out = append(out, e)
 	}

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -216,8 +219,12 @@ func cmdSkillsList(a *cli, args []string) int {
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SKILL\tSTATUS\tACCESS\tDESCRIPTION")
+	fmt.Fprintln(tw, "SKILL\tSTATUS\tACCESS\tAPPROVED\tDESCRIPTION")
 	for _, e := range entries {
+		approved := "-"
+		if r := e.Approval; r != nil {
+			approved = r.Short()
+		}
 		access := "read-only"
 		if e.Write {
 			access = "write granted"
@@ -229,7 +236,7 @@ func cmdSkillsList(a *cli, args []string) int {
 		if e.Problem != "" {
 			desc = "PROBLEM: " + e.Problem
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, e.Status, access, visible.Line(truncate(desc, 80)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Name, e.Status, access, visible.Line(truncate(approved, 60)), visible.Line(truncate(desc, 80)))
 	}
 	tw.Flush()
 	return exitOK
@@ -266,7 +273,7 @@ func cmdSkillsApprove(a *cli, args []string) int {
 	if !ok {
 		return code
 	}
-	res, err := ws.ApproveSkill(name, skills.ApproveOptions{AllowWrite: *allowWrite, ApprovedBy: os.Getenv("USER"), SHA256: *sha})
+	res, err := ws.ApproveSkill(name, skills.ApproveOptions{AllowWrite: *allowWrite, SHA256: *sha})
 	if err != nil {
 		return a.fail(c.name, err)
 	}
@@ -300,35 +307,149 @@ func cmdSkillsDismiss(a *cli, args []string) int {
 }
 
 func cmdSkillsVerify(a *cli, args []string) int {
-	c := a.skillsCommand("verify", "[--dir WORKSPACE] [--json]",
+	c := a.skillsCommand("verify", "[--dir WORKSPACE] [--format text|json|github|gitlab]",
 		"Checks every skill under skills/: SKILL.md present with valid frontmatter, name equal to its\n"+
-			"directory, index.ts as approved, the program bundling, its tools existing in servers/, and write\n"+
-			"tools only where SKILL.md grants write. Exits 1 with one line per problem.", true)
+			"directory, its files, grant and approval record as approved, the program bundling, its tools\n"+
+			"existing in servers/, write tools only where SKILL.md grants write, and its recorded examples\n"+
+			"replaying to their recorded results. Prints each skill with who approved it, and one line per\n"+
+			"problem; exits 1 when there is one. --format github prints each problem as a GitHub Actions\n"+
+			"annotation (::error file=...,line=...::), --format gitlab prints a GitLab code quality report\n"+
+			"(JSON) and the problems on stderr.", true)
+	format := c.fs.String("format", "text", "text, json, github (annotations) or gitlab (a code quality report)")
 	ws, _, code, ok := c.parse(a, args)
 	if !ok {
 		return code
 	}
-	problems, err := ws.VerifySkills()
+	if *c.asJSON {
+		*format = "json"
+	}
+	switch *format {
+	case "text", "json", "github", "gitlab":
+	default:
+		return a.usageError(c.name, "unknown --format %q: use text, json, github or gitlab", *format)
+	}
+	v, err := ws.VerifySkillsAll()
 	if err != nil {
 		return a.fail(c.name, err)
 	}
-	if *c.asJSON {
-		if problems == nil {
-			problems = []skills.Problem{}
+	if v.Problems == nil {
+		v.Problems = []skills.Problem{}
+	}
+	if v.Skills == nil {
+		v.Skills = []skills.VerifiedSkill{}
+	}
+	switch *format {
+	case "json":
+		writeJSON(a.stdout, map[string]any{"ok": len(v.Problems) == 0, "skills": v.Skills, "problems": v.Problems})
+	case "github":
+		printVerified(a.stdout, v)
+		for _, p := range v.Problems {
+			fmt.Fprintln(a.stdout, githubAnnotation(annotationPath(ws, p.File), p))
 		}
-		writeJSON(a.stdout, map[string]any{"ok": len(problems) == 0, "problems": problems})
-	} else {
-		for _, p := range problems {
+	case "gitlab":
+		for _, p := range v.Problems {
+			fmt.Fprintln(a.stderr, visible.Line(p.String()))
+		}
+		writeJSON(a.stdout, codeQualityReport(ws, v.Problems))
+	default:
+		printVerified(a.stdout, v)
+		for _, p := range v.Problems {
 			fmt.Fprintln(a.stdout, visible.Line(p.String()))
 		}
-		if len(problems) == 0 {
-			fmt.Fprintln(a.stdout, "All skills verified.")
-		}
 	}
-	if len(problems) > 0 {
+	if len(v.Problems) > 0 {
 		return exitFailure
 	}
+	if *format == "text" || *format == "github" {
+		fmt.Fprintln(a.stdout, "All skills verified.")
+	}
 	return exitOK
+}
+
+// printVerified prints each skill verify checked, with who approved it.
+func printVerified(w io.Writer, v *skills.Verification) {
+	for _, s := range v.Skills {
+		status := "FAILED"
+		if s.OK {
+			status = "ok"
+		}
+		approval := "approval unreadable"
+		if s.Approval != nil {
+			approval = "approved by " + s.Approval.String()
+			if !s.OK {
+				approval = "SKILL.md says: approved by " + s.Approval.String()
+			}
+		}
+		fmt.Fprintf(w, "%-6s skills/%s  %s\n", status, visible.Line(s.Name), visible.Line(approval))
+	}
+}
+
+// annotationPath is a problem's file as a code host wants it: relative to
+// the current directory (where CI runs, the repository's root).
+func annotationPath(ws *app.Workspace, file string) string {
+	if file == "" {
+		file = skills.SkillsDir
+	}
+	abs := filepath.Join(ws.Root, filepath.FromSlash(file))
+	if cwd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(cwd, abs); err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(abs)
+}
+
+// githubAnnotation is a problem as a GitHub Actions workflow command:
+// "::error file=F,line=N,title=T::MESSAGE". The message is escaped as for
+// a terminal first, then as the command syntax asks (%, CR and LF; in
+// properties also ':' and ','), so that no text of a skill can end the
+// command or start another.
+func githubAnnotation(file string, p skills.Problem) string {
+	props := "file=" + githubProperty(file)
+	if p.Line > 0 {
+		props += fmt.Sprintf(",line=%d", p.Line)
+	}
+	props += ",title=" + githubProperty("mcpcode skills verify: "+p.Skill)
+	return "::error " + props + "::" + githubData(visible.Line(p.String()))
+}
+
+func githubData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+func githubProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(visible.Line(s))
+}
+
+// codeQualityIssue is one entry of a GitLab code quality report (the Code
+// Climate format): GitLab shows them in the merge request.
+type codeQualityIssue struct {
+	Description string `json:"description"`
+	CheckName   string `json:"check_name"`
+	Fingerprint string `json:"fingerprint"`
+	Severity    string `json:"severity"`
+	Location    struct {
+		Path  string `json:"path"`
+		Lines struct {
+			Begin int `json:"begin"`
+		} `json:"lines"`
+	} `json:"location"`
+}
+
+func codeQualityReport(ws *app.Workspace, problems []skills.Problem) []codeQualityIssue {
+	out := []codeQualityIssue{}
+	for _, p := range problems {
+		var q codeQualityIssue
+		q.Description = visible.Line(p.String())
+		q.CheckName = "mcpcode-skills-verify"
+		q.Severity = "major"
+		q.Location.Path = annotationPath(ws, p.File)
+		q.Location.Lines.Begin = max(p.Line, 1)
+		sum := sha256.Sum256([]byte(p.Skill + "\x00" + p.File + "\x00" + p.Message))
+		q.Fingerprint = hex.EncodeToString(sum[:16])
+		out = append(out, q)
+	}
+	return out
 }
 
 // fileList is a repeatable flag of file names.
