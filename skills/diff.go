@@ -128,6 +128,9 @@ type skillVersion struct {
 	tools       []ToolUse
 	approval    *Approval
 	problem     string // it does not match its own approval
+	// skillMD is its SKILL.md, when the diff should show how it changed
+	// (a version in git); nil for a proposal, which has none yet.
+	skillMD []byte
 }
 
 // diffVersions compares the approved version of a skill (base; nil when
@@ -169,6 +172,9 @@ func diffVersions(name, baseName string, base, head *skillVersion) *Diff {
 	d.Schema = valueChanges(base.files[schemaFile], head.files[schemaFile])
 	d.Examples = exampleChanges(base.files, head.files)
 	d.Files = fileDiffs(base.files, head.files)
+	if base.skillMD != nil && head.skillMD != nil && !bytes.Equal(base.skillMD, head.skillMD) {
+		d.Files = append(d.Files, fileDiffs(map[string][]byte{skillMDFile: base.skillMD}, map[string][]byte{skillMDFile: head.skillMD})...)
+	}
 	return d
 }
 

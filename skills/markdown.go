@@ -299,3 +299,75 @@ func writeClippedBlock(b *strings.Builder, info string, lines []string, max int,
 	}
 	b.WriteString("\n")
 }
+
+// Markdown renders the cards of the skills that changed against the base,
+// one after the other, for a pull request's comment; "" when no skill
+// changed. maxBytes > 0 bounds its length (a code host's limit on a
+// comment): the programs and diffs are cut first, then the lists, each
+// cut said where it is.
+func (d *GitDiff) Markdown(maxBytes int) string {
+	if len(d.Skills) == 0 {
+		return ""
+	}
+	tries := []MarkdownOptions{{}, {MaxLines: 200}, {MaxLines: 50}, {MaxLines: 10}, {MaxLines: 1, MaxItems: 20}, {MaxLines: 1, MaxItems: 3}}
+	var s string
+	for _, o := range tries {
+		o.Heading = 3
+		if s = d.markdown(o); maxBytes <= 0 || len(s) <= maxBytes {
+			return s
+		}
+	}
+	s = d.summary()
+	s += "The cards do not fit here: run `mcpcode skills diff --base " + "BASE` to read them.\n"
+	if maxBytes > 0 && len(s) > maxBytes {
+		return "## Skills changed\n\nToo many to list here: run `mcpcode skills diff` to read them.\n"
+	}
+	return s
+}
+
+// summary is the head of the comment: one line per changed skill.
+func (d *GitDiff) summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Skills changed against %s (commit %s)\n\n", visible.CodeSpan(d.Base), visible.CodeSpan(shortHash(d.BaseCommit)))
+	for _, ch := range d.Skills {
+		what := ch.Diff.Status
+		switch {
+		case ch.Diff.Status == DiffAdded:
+			what = "new skill"
+		case ch.Diff.Status == DiffRemoved:
+			what = "**REMOVED** (revoked: callers fail)"
+		case ch.Diff.Grant != nil && ch.Diff.Grant.Widened:
+			what = "changed, **ASKS FOR WRITE ACCESS**"
+		}
+		if ch.Problem != "" {
+			what += ", **its card cannot be built**"
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", visible.CodeSpan(ch.Diff.Name), what)
+	}
+	b.WriteString("\nEach card leads with what changed against the approved version. `mcpcode skills verify` checks the skills in CI; approving is `mcpcode skills approve NAME --sha256 HASH` on the branch, with the hash of the card.\n\n")
+	return b.String()
+}
+
+func (d *GitDiff) markdown(o MarkdownOptions) string {
+	var b strings.Builder
+	b.WriteString(d.summary())
+	h := func(level int) string { return strings.Repeat("#", min(6, o.Heading+level)) + " " }
+	for _, ch := range d.Skills {
+		b.WriteString("---\n\n")
+		if ch.Card != nil {
+			b.WriteString(ch.Card.Markdown(o))
+			b.WriteString("\n")
+			continue
+		}
+		status := "REMOVED"
+		if ch.Problem != "" {
+			status = "CANNOT BE SHOWN"
+		}
+		fmt.Fprintf(&b, "%sSkill %s (%s)\n\n", h(0), visible.CodeSpan(ch.Diff.Name), status)
+		if ch.Problem != "" {
+			fmt.Fprintf(&b, "> [!WARNING]\n> **Its card cannot be built:** %s\n\n", visible.CodeSpan(clipRunes(ch.Problem, 2*maxFactValue)))
+		}
+		markdownDiff(&b, ch.Diff, h, o)
+	}
+	return b.String()
+}
