@@ -653,3 +653,34 @@ var (
 	scalarArray = regexp.MustCompile(`\[\n(?:[ ]*` + scalarValue + `,?\n)+[ ]*\]`)
 	scalarItem  = regexp.MustCompile(`[ ]*` + scalarValue + `,?\n`)
 )
+
+// Render writes the changed skills' cards for a terminal: a summary line
+// each, then each card (leading with what changed); "" when none changed.
+func (d *GitDiff) Render() string {
+	if len(d.Skills) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Skills changed against %s (commit %s):\n", visible.Line(d.Base), shortHash(d.BaseCommit))
+	for _, ch := range d.Skills {
+		note := ch.Diff.Status
+		if ch.Diff.Grant != nil && ch.Diff.Grant.Widened {
+			note += ", ASKS FOR WRITE ACCESS"
+		}
+		fmt.Fprintf(&b, "  %-30s %s\n", visible.Line(ch.Diff.Name), note)
+	}
+	for _, ch := range d.Skills {
+		b.WriteString("\n")
+		switch {
+		case ch.Card != nil:
+			b.WriteString(ch.Card.Render())
+		default:
+			fmt.Fprintf(&b, "Skill %q — %s\n", visible.Line(ch.Diff.Name), strings.ToUpper(ch.Diff.Status))
+			if ch.Problem != "" {
+				fmt.Fprintf(&b, "!! Its card cannot be built: %s\n", visible.Line(ch.Problem))
+			}
+			renderDiffText(&b, ch.Diff)
+		}
+	}
+	return b.String()
+}

@@ -478,3 +478,60 @@ func TestLegacyApprovalStillVerifies(t *testing.T) {
 		t.Fatalf("verify after approving again: %+v %v", v.Skills, err)
 	}
 }
+
+// TestRevoke: a revoked skill stops running at once (a program importing
+// it, and a skill that imports it, fail with who revoked it and why), is
+// listed as revoked, leaves skills/README.md, and keeps its files in
+// skills/.revoked/ for the record.
+func TestRevoke(t *testing.T) {
+	w := demoWorkspace(t)
+	propose(t, w, "pending-ids", readSheet)
+	if _, err := approve(w, "pending-ids", ApproveOptions{ApprovedBy: "ana", ApprovedAt: fixedNow()}); err != nil {
+		t.Fatal(err)
+	}
+	propose(t, w, "uses-ids", "import ids from \"skills/pending-ids\";\nexport default async () => ids({});\n")
+	if _, err := approve(w, "uses-ids", ApproveOptions{ApprovedBy: "ana", ApprovedAt: fixedNow()}); err != nil {
+		t.Fatal(err)
+	}
+	caller := newFakeCaller(t, w)
+	if r := run(t, w, caller, string(RunSource("uses-ids")), "{}"); !r.OK {
+		t.Fatalf("before revoking: %+v", r.Error)
+	}
+	res, err := w.Revoke("pending-ids", RevokeOptions{By: "rita", At: fixedNow(), Reason: "it leaks phone numbers"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(res.Dependents, ",") != "uses-ids" {
+		t.Errorf("dependents %v", res.Dependents)
+	}
+	want := `skill "pending-ids" was revoked by rita on 2026-11-29 10:00 UTC (it leaks phone numbers) and cannot run`
+	for _, src := range []string{string(RunSource("pending-ids")), string(RunSource("uses-ids"))} {
+		if r := run(t, w, caller, src, "{}"); r.OK || !strings.Contains(r.Error.Message, want) {
+			t.Errorf("after revoking: %+v, want %q", r.Error, want)
+		}
+	}
+	entries, err := w.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name+":"+e.Status)
+	}
+	if strings.Join(got, " ") != "uses-ids:approved pending-ids:revoked" {
+		t.Errorf("list: %v", got)
+	}
+	if readme := string(mustRead(t, filepath.Join(w.Root, "skills", "README.md"))); strings.Contains(readme, "pending-ids") {
+		t.Errorf("README still lists it:\n%s", readme)
+	}
+	if _, err := os.Stat(filepath.Join(w.Root, "skills", ".revoked", "pending-ids", "index.ts")); err != nil {
+		t.Errorf("its files are not kept: %v", err)
+	}
+	if _, err := w.Revoke("pending-ids", RevokeOptions{}); err == nil || !strings.Contains(err.Error(), `there is no approved skill "pending-ids" to revoke`) {
+		t.Errorf("revoking twice: %v", err)
+	}
+	problems, err := w.Verify()
+	if err != nil || len(problems) != 1 || !strings.Contains(problems[0].Message, `skill "pending-ids" was revoked`) {
+		t.Errorf("verify: %v %v", problems, err)
+	}
+}

@@ -64,6 +64,24 @@ func (w *Workspace) osUser() string {
 	return ""
 }
 
+// DiffSkills compares the approved skills with a git revision: each skill
+// added, changed or removed, with its card.
+func (w *Workspace) DiffSkills(ctx context.Context, base string) (*skills.GitDiff, error) {
+	return w.SkillStore().DiffGit(ctx, base)
+}
+
+// RevokeSkill withdraws an approved skill; the record names the person as
+// ApproveSkill does, unless o says.
+func (w *Workspace) RevokeSkill(name string, o skills.RevokeOptions) (*skills.Revoked, error) {
+	if o.By == "" {
+		o.By, _ = skills.GitContext(context.Background(), w.Root)
+	}
+	if o.By == "" {
+		o.By = w.osUser()
+	}
+	return w.SkillStore().Revoke(name, o)
+}
+
 // DismissSkill sets a pending proposal aside.
 func (w *Workspace) DismissSkill(name string) error { return w.SkillStore().Dismiss(name) }
 

@@ -26,13 +26,18 @@ Commands:
   propose   --name NAME --description TEXT --rationale TEXT [--input-schema FILE] [--example FILE]... [--git] PROGRAM.ts
             check a program (bundled, never run) and store it as a pending proposal, or with --git
             commit it laid out as approved on a new branch skill/<name> for a pull request
-  list      approved, pending and dismissed skills
-  show      NAME: the review card: what it does, why, the tools it calls, its input, its recorded
-            examples, the program, and the exact command that approves what it shows
+  list      approved, pending, dismissed and revoked skills, with who approved each
+  show      NAME [--format text|json|markdown]: the review card: what it does, why, the tools it
+            calls, its input, its recorded examples, the program, and the exact command that
+            approves what it shows; for a proposal that replaces an approved skill, first what changed
+  diff      [--base REF] [--format text|json|markdown]: the skills added, changed or removed against
+            a git revision, each with its card, leading with what changed (for a pull request)
   approve   NAME --sha256 HASH [--allow-write]: install the pending proposal the card showed as
             skills/<name>/ (or approve an approved skill again, as it is now)
   dismiss   NAME: set a pending proposal aside
+  revoke    NAME [--reason TEXT]: withdraw an approved skill: nothing runs it any more
   verify    check every skill under skills/ (for CI); exits 1 with one line per problem
+            (--format github|gitlab: annotations for a code host)
 
 Every command takes --dir WORKSPACE (default: the current directory) and -h.`
 
@@ -44,6 +49,7 @@ func cmdSkills(a *cli, args []string) int {
 	sub := map[string]func(*cli, []string) int{
 		"propose": cmdSkillsPropose, "list": cmdSkillsList, "show": cmdSkillsShow,
 		"approve": cmdSkillsApprove, "dismiss": cmdSkillsDismiss, "verify": cmdSkillsVerify,
+		"diff": cmdSkillsDiff, "revoke": cmdSkillsRevoke,
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -198,7 +204,7 @@ func describeTools(tools []skills.ToolUse, dynamic []string) string {
 }
 
 func cmdSkillsList(a *cli, args []string) int {
-	c := a.skillsCommand("list", "[--dir WORKSPACE] [--json]", "Lists approved, pending and dismissed skills.", true)
+	c := a.skillsCommand("list", "[--dir WORKSPACE] [--json]", "Lists approved, pending, dismissed and revoked skills, with who approved each.", true)
 	ws, _, code, ok := c.parse(a, args)
 	if !ok {
 		return code
@@ -243,19 +249,89 @@ func cmdSkillsList(a *cli, args []string) int {
 }
 
 func cmdSkillsShow(a *cli, args []string) int {
-	c := a.skillsCommand("show", "NAME [--dir WORKSPACE] [--json]", "Prints the review card of a proposal or a skill.", true)
+	c := a.skillsCommand("show", "NAME [--dir WORKSPACE] [--format text|json|markdown]",
+		"Prints the review card of a proposal or a skill: for a terminal (text), as JSON, or as Markdown for\n"+
+			"a pull request's description or comment (every text that came from the skill in code, inert).", true)
+	format := c.fs.String("format", "text", "text, json or markdown")
 	ws, name, code, ok := c.parseName(a, args)
 	if !ok {
 		return code
+	}
+	if *c.asJSON {
+		*format = "json"
+	}
+	if *format != "text" && *format != "json" && *format != "markdown" {
+		return a.usageError(c.name, "unknown --format %q: use text, json or markdown", *format)
 	}
 	card, err := ws.ShowSkill(name)
 	if err != nil {
 		return a.fail(c.name, err)
 	}
-	if *c.asJSON {
+	switch *format {
+	case "json":
 		writeJSON(a.stdout, card)
-	} else {
+	case "markdown":
+		fmt.Fprint(a.stdout, card.Markdown(skills.MarkdownOptions{}))
+	default:
 		fmt.Fprint(a.stdout, card.Render())
+	}
+	return exitOK
+}
+
+func cmdSkillsDiff(a *cli, args []string) int {
+	c := a.skillsCommand("diff", "[--base REF] [--dir WORKSPACE] [--format text|json|markdown] [--max-bytes N]",
+		"Compares the approved skills of the working tree with those of a git revision (from the merge\n"+
+			"base of REF and HEAD): each skill added, changed or removed, with its review card leading with\n"+
+			"what changed (files, tools, the grant, the input schema, examples whose result changed).\n"+
+			"Prints nothing when no skill changed. --format markdown is the pull request's comment.", true)
+	base := c.fs.String("base", "main", "the git revision to compare with (a branch such as origin/main, a tag or a commit)")
+	format := c.fs.String("format", "text", "text, json or markdown")
+	maxBytes := c.fs.Int("max-bytes", 0, "with --format markdown, at most this many bytes (programs and diffs are cut first); 0: no limit")
+	ws, rest, code, ok := c.parse(a, args)
+	if !ok {
+		return code
+	}
+	if len(rest) > 0 {
+		return a.usageError(c.name, "unexpected argument %q", rest[0])
+	}
+	if *c.asJSON {
+		*format = "json"
+	}
+	if *format != "text" && *format != "json" && *format != "markdown" {
+		return a.usageError(c.name, "unknown --format %q: use text, json or markdown", *format)
+	}
+	d, err := ws.DiffSkills(a.ctx, *base)
+	if err != nil {
+		return a.fail(c.name, err)
+	}
+	switch *format {
+	case "json":
+		writeJSON(a.stdout, d)
+	case "markdown":
+		fmt.Fprint(a.stdout, d.Markdown(*maxBytes))
+	default:
+		fmt.Fprint(a.stdout, d.Render())
+	}
+	return exitOK
+}
+
+func cmdSkillsRevoke(a *cli, args []string) int {
+	c := a.skillsCommand("revoke", "NAME [--reason TEXT] [--dir WORKSPACE]",
+		"Withdraws an approved skill: its folder moves to skills/.revoked/<name>/ with a record of who\n"+
+			"revoked it, when and why. From then on nothing runs it: programs and skills that import it fail\n"+
+			"with that record, and mcpcode serve stops listing it.", false)
+	reason := c.fs.String("reason", "", "why, for the record")
+	ws, name, code, ok := c.parseName(a, args)
+	if !ok {
+		return code
+	}
+	res, err := ws.RevokeSkill(name, skills.RevokeOptions{Reason: *reason})
+	if err != nil {
+		return a.fail(c.name, err)
+	}
+	fmt.Fprintf(a.stdout, "Revoked %q: nothing runs it any more; its files are kept in %s.\n", res.Name, ws.Rel(res.Dir))
+	if len(res.Dependents) > 0 {
+		fmt.Fprintf(a.stdout, "These approved skills name it and fail until changed and approved again: %s\n", strings.Join(res.Dependents, ", "))
 	}
 	return exitOK
 }
