@@ -290,3 +290,13 @@ func identityEnv(ctx context.Context, r *repo) []string {
 	}
 	return env
 }
+
+// RepoRoot is the top directory of the git repository dir is in, or ""
+// when it is in none (or git is not installed).
+func RepoRoot(ctx context.Context, dir string) string {
+	g, err := openRepo(ctx, dir)
+	if err != nil {
+		return ""
+	}
+	return g.root
+}

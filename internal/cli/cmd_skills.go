@@ -481,10 +481,9 @@ func annotationPath(ws *app.Workspace, file string) string {
 // properties also ':' and ','), so that no text of a skill can end the
 // command or start another.
 func githubAnnotation(file string, p skills.Problem) string {
-	props := "file=" + githubProperty(file)
-	if p.Line > 0 {
-		props += fmt.Sprintf(",line=%d", p.Line)
-	}
+	// A problem of a whole file is shown on its first line: GitHub shows
+	// line annotations in the pull request's diff.
+	props := "file=" + githubProperty(file) + fmt.Sprintf(",line=%d", max(p.Line, 1))
 	props += ",title=" + githubProperty("mcpcode skills verify: "+p.Skill)
 	return "::error " + props + "::" + githubData(visible.Line(p.String()))
 }
