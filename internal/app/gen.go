@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/mcpcode/mcpcode/generator"
-	"github.com/mcpcode/mcpcode/internal/hugeheap"
 	"github.com/mcpcode/mcpcode/internal/layout"
 	"github.com/mcpcode/mcpcode/servers"
 )
@@ -142,11 +141,6 @@ func (w *Workspace) Generate(ctx context.Context, pool *servers.Pool, o GenOptio
 		o.OnStart(names)
 	}
 	statuses := pool.ConnectAll(ctx, names, o.OnListed)
-	if listedBytes(statuses) >= largeCatalogBytes {
-		// Generating builds a heap of some 25 times the catalog: on huge
-		// pages, if the process allowed them (a one-shot gen).
-		hugeheap.Large()
-	}
 	r := <-read
 	if r.err != nil {
 		return nil, r.err
@@ -267,23 +261,6 @@ func ErrorReason(err error) string {
 		return se.Err.Error()
 	}
 	return err.Error()
-}
-
-// largeCatalogBytes is the size of the tool definitions listed from which
-// gen asks for huge pages (hugeheap.Large): about 3,000 tools.
-const largeCatalogBytes = 4 << 20
-
-// listedBytes is the size of the tool definitions listed.
-func listedBytes(statuses []servers.Status) int {
-	n := 0
-	for _, st := range statuses {
-		if st.Listing != nil {
-			for _, t := range st.Listing.Tools {
-				n += len(t.Raw)
-			}
-		}
-	}
-	return n
 }
 
 // parsedTools are the listing's tools as it parsed them, for
