@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/mcpcode/mcpcode/generator"
+	"github.com/mcpcode/mcpcode/internal/filelock"
 	"github.com/mcpcode/mcpcode/internal/layout"
 	"github.com/mcpcode/mcpcode/servers"
 )
@@ -113,7 +115,7 @@ func (w *Workspace) TreeDir(out string) string {
 func (w *Workspace) Generate(ctx context.Context, pool *servers.Pool, o GenOptions) (*GenReport, error) {
 	outDir := w.TreeDir(o.Out)
 	manifestPath := layout.ManifestFor(outDir)
-	unlock, err := lockFile(layout.GenLockFor(outDir), o.OnLockWait)
+	unlock, err := lockGen(layout.GenLockFor(outDir), o.OnLockWait)
 	if err != nil {
 		return nil, err
 	}
@@ -281,4 +283,19 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// lockGen takes the lock of a tree's gen (created if needed), waiting for
+// another mcpcode that holds it (after telling onWait), and returns the
+// function that releases it. gen holds it while it writes, so that two gens
+// (say a --watch and a manual one) never interleave their writes.
+func lockGen(path string, onWait func(string)) (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	return filelock.LockPath(path, 0o644, func() {
+		if onWait != nil {
+			onWait(path)
+		}
+	})
 }

@@ -156,16 +156,25 @@ func (req *RunRequest) readReplay() error {
 	return nil
 }
 
+// SkillPolicy is the skill policy of a workspace: what its approved skills
+// are, may import and may call (skills.Workspace.Policy). The one place it
+// is built: for the parent's bundling, for the pool that checks a worker's
+// claims (worker.Options.Skills) and for the worker itself
+// (worker.ServeOptions.Skills, given by the CLI's worker command).
+func SkillPolicy(workspace string) runtime.SkillPolicy {
+	return skills.NewWorkspace(workspace).Policy()
+}
+
 // bundleOptions checks the request and says what to bundle.
 func (w *Workspace) bundleOptions(req RunRequest) (runtime.BundleOptions, error) {
-	store := w.SkillStore()
-	opts := runtime.BundleOptions{Workspace: w.Root, Skills: store.Policy()}
+	policy := SkillPolicy(w.Root)
+	opts := runtime.BundleOptions{Workspace: w.Root, Skills: policy}
 	switch {
 	case req.Skill != "":
 		if err := skills.ValidateName(req.Skill); err != nil {
 			return opts, usageErrorf(fmt.Errorf("--skill: %w", err))
 		}
-		if _, err := store.Policy().Skill(req.Skill); err != nil {
+		if _, err := policy.Skill(req.Skill); err != nil {
 			return opts, usageErrorf(err)
 		}
 		opts.Entry = filepath.Join(w.Root, "skill:"+req.Skill+".ts")
@@ -249,7 +258,7 @@ func (a *App) workersFor(oneShot bool) (*worker.Pool, error) {
 			Command:       a.WorkerCommand,
 			OneShot:       oneShot,
 			BundleTimeout: a.pools.bundleTimeout,
-			Skills:        func(ws string) runtime.SkillPolicy { return skills.NewWorkspace(ws).Policy() },
+			Skills:        SkillPolicy,
 		})
 	})
 	return a.pools.pool, a.pools.err

@@ -14,7 +14,6 @@ import (
 	"github.com/mcpcode/mcpcode/runtime"
 	"github.com/mcpcode/mcpcode/runtime/worker"
 	"github.com/mcpcode/mcpcode/servers"
-	"github.com/mcpcode/mcpcode/skills"
 )
 
 // runFlags are the flags of `mcpcode run`.
@@ -165,8 +164,7 @@ func cmdRun(a *cli, args []string) int {
 }
 
 func cmdWorker(a *cli, args []string) int {
-	skillPolicy := func(ws string) runtime.SkillPolicy { return skills.NewWorkspace(ws).Policy() }
-	if err := worker.Serve(a.ctx, a.stdin, a.stdout, worker.ServeOptions{Skills: skillPolicy}); err != nil {
+	if err := worker.Serve(a.ctx, a.stdin, a.stdout, worker.ServeOptions{Skills: app.SkillPolicy}); err != nil {
 		fmt.Fprintf(a.stderr, "mcpcode worker: %v\n", err)
 		return exitFailure
 	}
