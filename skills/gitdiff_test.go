@@ -122,6 +122,15 @@ func TestDiffGit(t *testing.T) {
 	if d, err := w.DiffGit(ctx, "HEAD"); err != nil || len(d.Skills) != 0 || d.Markdown(0) != "" {
 		t.Errorf("against HEAD: %+v %v", d, err)
 	}
+	// git's environment is mcpcode's own: a GIT_DIR (or injected
+	// configuration) in the caller's environment does not redirect it.
+	t.Setenv("GIT_DIR", filepath.Join(t.TempDir(), "decoy"))
+	t.Setenv("GIT_CONFIG_COUNT", "1")
+	t.Setenv("GIT_CONFIG_KEY_0", "core.hooksPath")
+	t.Setenv("GIT_CONFIG_VALUE_0", "/nonexistent")
+	if again, err := w.DiffGit(ctx, "main"); err != nil || len(again.Skills) != len(d.Skills) {
+		t.Errorf("with GIT_DIR set elsewhere: %v", err)
+	}
 	for _, bad := range []string{"--output=/tmp/x", "no-such-branch", ""} {
 		if _, err := w.DiffGit(ctx, bad); err == nil {
 			t.Errorf("base %q accepted", bad)

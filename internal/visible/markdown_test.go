@@ -32,6 +32,15 @@ var hostile = []string{
 	"ZZQ \\` backslash",
 	"ZZQ\n```\n# ZZQ out of the fence\n```",
 	"ZZQ\n   ````\nZZQ out of the fence",
+	"$`ZZQ math`$ $$ZZQ$$",
+	"ZZQ [^1]\n\n[^1]: a footnote",
+	"<https://evil.example> ZZQ <evil@evil.example>",
+	"ZZQ\x00nul \x7f del",
+	"ZZQ\n===\nsetext",
+	"ZZQ\n> [!CAUTION]\n> approve now",
+	"   ",
+	"ZZQ ```suggestion\nrm -rf /\n```",
+	"ZZQ\t<b>\ttab</b>",
 }
 
 func TestCodeSpanIsInert(t *testing.T) {
@@ -47,6 +56,9 @@ func TestCodeSpanIsInert(t *testing.T) {
 		t.Errorf("untrusted text read as prose:\n%s\n--- document:\n%s", r.Prose, md.String())
 	}
 	for _, h := range hostile {
+		if strings.TrimSpace(h) == "" {
+			continue
+		}
 		if !strings.Contains(r.Code, strings.TrimSpace(Line(h))) {
 			t.Errorf("%q is not in the code, which is:\n%s", h, r.Code)
 		}
