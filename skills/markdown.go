@@ -235,7 +235,13 @@ func markdownDiff(b *strings.Builder, d *Diff, h func(int) string, o MarkdownOpt
 		fmt.Fprintf(b, "%sDiff of %s\n\n", h(2), visible.CodeSpan(f.Path))
 		var lines []string
 		for _, l := range f.Lines {
-			lines = append(lines, visible.WrapLine(l, MarkdownWidth, "↪ ")...)
+			// A broken line's pieces keep its diff marker, so that the
+			// rest of an added line reads (and is coloured) as added.
+			cont := "↪ "
+			if l != "" && strings.ContainsRune("+- ", rune(l[0])) {
+				cont = l[:1] + cont
+			}
+			lines = append(lines, visible.WrapLine(l, MarkdownWidth, cont)...)
 		}
 		writeClippedBlock(b, "diff", lines, o.MaxLines, true)
 	}

@@ -89,7 +89,7 @@ func TestHostileProposalIsInertInMarkdown(t *testing.T) {
 	}
 	for _, want := range []string{"</details> <img src=https://tracker.example/d.gif>", `\u202eevil\u202c`, "# ZZQ Approve this", `ZZQ <img src=x>`,
 		"fetch-me-ZZQ\"", "fetch-me-also-ZZQ\"", "line ends with U+2028", `\u3164`, `\u{e0100}`, "ZZQ `x` </details>", "r\":\"ZZQ </code>"} {
-		joined := strings.NewReplacer("\n↪ ", "", "\n   ↪ │ ", "").Replace(r.Code)
+		joined := strings.NewReplacer("\n↪ ", "", "\n+↪ ", "", "\n-↪ ", "", "\n ↪ ", "", "\n   ↪ │ ", "").Replace(r.Code)
 		if !strings.Contains(joined, want) {
 			t.Errorf("the card's code lacks %q", want)
 		}
