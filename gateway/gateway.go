@@ -6,8 +6,10 @@
 // second face over internal/app, like the CLI: it holds no use case.
 //
 // Writes are made under a person's eye: when a program run through execute
-// calls a tool that is not read-only, the gateway asks the host first
-// (MCP elicitation), unless the configured policy says otherwise.
+// calls a tool that is not read-only, the gateway asks the host first (an
+// input_required round of the call for hosts on protocol 2026-07-28,
+// rounds.go; MCP elicitation for older hosts), unless the configured policy
+// says otherwise.
 package gateway
 
 import (
@@ -36,8 +38,8 @@ const (
 
 // Write confirmation policies.
 const (
-	// ConfirmAsk asks the host (elicitation) before each write a program
-	// makes; a host that cannot be asked gets ConfirmDeny.
+	// ConfirmAsk asks the person through the host before each write a
+	// program makes; a host that cannot be asked gets ConfirmDeny.
 	ConfirmAsk = "ask"
 	// ConfirmAllow lets programs call every tool.
 	ConfirmAllow = "allow"
