@@ -112,9 +112,35 @@ func callEntry(server, tool string, args json.RawMessage, res *mcptool.Result, e
 	case res == nil:
 		e.Error = "no result"
 	default:
-		e.Result, _ = json.Marshal(res)
+		e.Result = encodeResult(res)
 	}
 	return e
+}
+
+// encodeResult is json.Marshal(res) without its cost: the result's parts
+// are JSON already (as the pool got them), so they are copied, not parsed
+// again. A part that is not JSON makes a journal that does not parse: a
+// replica refuses it, and nothing is sent.
+func encodeResult(res *mcptool.Result) json.RawMessage {
+	var b bytes.Buffer
+	b.Grow(len(res.Content) + len(res.StructuredContent) + 64)
+	b.WriteByte('{')
+	sep := ""
+	if len(res.Content) > 0 {
+		b.WriteString(`"content":`)
+		b.Write(res.Content)
+		sep = ","
+	}
+	if len(res.StructuredContent) > 0 {
+		b.WriteString(sep + `"structuredContent":`)
+		b.Write(res.StructuredContent)
+		sep = ","
+	}
+	if res.IsError {
+		b.WriteString(sep + `"isError":true`)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
 }
 
 // answer returns what the entry recorded, as the caller got it.
