@@ -78,6 +78,9 @@ var (
 	errStateUsed    = errors.New("requestState was already used")
 )
 
+// errShortSecret is a secret file still being written.
+var errShortSecret = errors.New("the signing secret is incomplete")
+
 // stateStore signs and checks the states of one workspace, and keeps the
 // files that let replicas share runs (.mcpcode/serve/).
 type stateStore struct {
@@ -126,6 +129,12 @@ func (s *stateStore) secret(create bool) ([]byte, error) {
 		}
 		key, err = readSecret(path)
 	}
+	// Another replica may be writing it (file systems without hard links):
+	// a short file gets a moment to be complete.
+	for i := 0; errors.Is(err, errShortSecret) && i < 20; i++ {
+		time.Sleep(50 * time.Millisecond)
+		key, err = readSecret(path)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -155,8 +164,29 @@ func createSecret(dir, path string) error {
 	if err != nil {
 		return fmt.Errorf("writing the signing secret %s: %w", name, err)
 	}
-	if err := os.Link(name, path); err != nil && !errors.Is(err, fs.ErrExist) {
+	err = os.Link(name, path)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	// A file system without hard links: create the file exclusively
+	// instead (a replica that reads it while it is being written waits,
+	// see secret).
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("creating the signing secret %s: %w", path, err)
+	}
+	_, err = f.WriteString(hex.EncodeToString(raw) + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing the signing secret %s: %w", path, err)
 	}
 	return nil
 }
@@ -182,6 +212,9 @@ func readSecret(path string) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(f, 1024))
 	if err != nil {
 		return nil, err
+	}
+	if len(data) < 64 && strings.Trim(string(data), "0123456789abcdef") == "" {
+		return nil, fmt.Errorf("%w: %s", errShortSecret, path)
 	}
 	key, err := hex.DecodeString(strings.TrimSpace(string(data)))
 	if err != nil || len(key) != 32 {
