@@ -46,6 +46,9 @@ type Card struct {
 	Examples []CardExample `json:"examples,omitempty"`
 	// UpdatesApproved is set when approving replaces an approved skill.
 	UpdatesApproved bool `json:"updatesApproved,omitempty"`
+	// TypeCheck, on a proposal's card, says that its program type-checked
+	// when it was proposed, and against which tree; nil when it was not.
+	TypeCheck *TypeCheck `json:"typeCheck,omitempty"`
 	// Approve is the command that approves what the card shows ("" for a
 	// dismissed proposal).
 	Approve string `json:"approve,omitempty"`
@@ -102,7 +105,7 @@ func (w Workspace) Show(name string) (*Card, error) {
 		c := &Card{Name: name, Status: status, Description: p.Description, Rationale: p.Rationale,
 			ProposedBy: p.ProposedBy, ProposedAt: p.ProposedAt.Format("2006-01-02 15:04 MST"),
 			Tools: p.Tools, Dynamic: p.Dynamic, Skills: p.Skills, InputSchema: p.InputSchema,
-			Changed: hashOf(program) != p.SHA256, UpdatesApproved: approved && pending}
+			Changed: hashOf(program) != p.SHA256, UpdatesApproved: approved && pending, TypeCheck: p.TypeCheck}
 		c.fill(name, p.Description, files)
 		if c.Changed {
 			// Show what is there now, analysed afresh, so nothing hides.
@@ -257,6 +260,9 @@ func (c *Card) Render() string {
 	if len(c.Skills) > 0 {
 		fmt.Fprintf(&b, "\nSkills it uses: %s\n", strings.Join(c.Skills, ", "))
 	}
+	if c.Status != StatusApproved {
+		b.WriteString("\n" + c.TypeCheck.line() + "\n")
+	}
 	b.WriteString("\nInput schema:\n")
 	if len(bytes.TrimSpace(c.InputSchema)) == 0 {
 		b.WriteString("  none given\n")
@@ -377,3 +383,15 @@ var (
 	scalarArray = regexp.MustCompile(`\[\n(?:[ ]*` + scalarValue + `,?\n)+[ ]*\]`)
 	scalarItem  = regexp.MustCompile(`[ ]*` + scalarValue + `,?\n`)
 )
+
+// line says on a card whether the proposed program type-checked.
+func (t *TypeCheck) line() string {
+	if t == nil {
+		return "Type check: none recorded (no TypeScript compiler was found when it was proposed)."
+	}
+	tree := "a workspace with no generated tree"
+	if t.Tree != "" {
+		tree = "the tree version " + visible.Line(shortHash(t.Tree)) + " (SHA-256 of .mcpcode/manifest.json)"
+	}
+	return fmt.Sprintf("Type check: the program type-checked with %s against %s when it was proposed.", visible.Line(t.Compiler), tree)
+}
