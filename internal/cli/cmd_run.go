@@ -34,6 +34,7 @@ type runFlags struct {
 	privacy        string
 	record         string
 	replay         string
+	check          bool
 }
 
 // byteSize is a flag value like 256MiB, 1GiB or 1048576.
@@ -87,15 +88,17 @@ func formatBytes(n int64) string {
 const runGCPercent = 400
 
 func cmdRun(a *cli, args []string) int {
-	fs := a.flags("run", "[FILE|-] [--dir WORKSPACE] [--timeout 30s] [--max-tool-calls 500] [--memory 256MiB]\n"+
+	fs := a.flags("run", "[FILE|-] [--dir WORKSPACE] [--check] [--timeout 30s] [--max-tool-calls 500] [--memory 256MiB]\n"+
 		"       [--max-output 20000] [--isolation worker|none] [--input JSON] [--privacy tokenize|off] [--json]\n"+
 		"   or: mcpcode run --skill NAME --input JSON",
 		"Bundles a TypeScript (or JavaScript) program and runs it sandboxed: it can import the generated\n"+
 			"tree (servers/...), approved skills (skills/...), mcpcode:runtime and mcpcode:fs, and nothing\n"+
 			"else of the host. Tool calls go to the servers in the workspace's mcp.json, each started only if\n"+
 			"the program calls it. Prints what the program logs, then its result (its default export, or\n"+
-			"what its default-exported function returns) as JSON. Exits 0 on success, 1 when the program\n"+
-			"failed, 2 on usage errors. Every run is recorded in .mcpcode/audit/ (see mcpcode audit).\n\n"+
+			"what its default-exported function returns) as JSON. With --check the program is first\n"+
+			"type-checked (see mcpcode check): on type errors nothing runs. Exits 0 on success, 1 when the\n"+
+			"program failed, 2 on usage errors, 3 when it does not type-check. Every run is recorded in\n"+
+			".mcpcode/audit/ (see mcpcode audit).\n\n"+
 			"Runs after the first are served by a warm runner that a background broker keeps ready (the same\n"+
 			"user and execution context only, never with a terminal; it ends after 10 idle minutes);\n"+
 			"MCPCODE_WARM=off runs every time from scratch (see README, \"Warm runs\").")
@@ -116,6 +119,7 @@ func cmdRun(a *cli, args []string) int {
 	fs.DurationVar(&rf.connectTimeout, "connect-timeout", servers.DefaultConnectTimeout, "time allowed to connect to one server")
 	fs.StringVar(&rf.record, "record", "", "write every tool call and result of the run, with its input and result, to FILE (a recording a skill proposal can carry as an example; it holds the real data)")
 	fs.StringVar(&rf.replay, "replay", "", "answer the run's tool calls from a recording FILE (mcpcode run --record) instead of any server; a call not in it is an error")
+	fs.BoolVar(&rf.check, "check", false, "type-check the program against the tree first (mcpcode check); on type errors nothing runs (exit 3)")
 	fs.StringVar(&rf.privacy, "privacy", "", `"tokenize" shows emails, phones, names, cards, IBANs and IPs as tokens such as [EMAIL_1] and sends tool calls the real values; "off"; default: mcp.json's "privacy" mode, else off`)
 	rest, code, ok := parse(fs, args)
 	if !ok {
@@ -152,6 +156,9 @@ func cmdRun(a *cli, args []string) int {
 	// This process ends with the run: it collects less often.
 	debug.SetGCPercent(runGCPercent)
 	req := app.RunRequest{Skill: rf.skill, Input: input, Limits: rf.limits, Isolation: rf.isolation, ConnectTimeout: rf.connectTimeout, Privacy: rf.privacy}
+	if rf.check {
+		req.Check = app.CheckOn
+	}
 	if rf.skill != "" {
 		if err := skills.ValidateName(rf.skill); err != nil {
 			return a.usageError("run", "--skill: %v", err)
@@ -213,7 +220,10 @@ func cmdWorker(a *cli, args []string) int {
 // --max-output) and returns the exit code.
 func (a *cli) printRunResult(res *runtime.Result, rf runFlags) int {
 	code := exitOK
-	if !res.OK {
+	switch {
+	case res.Error != nil && res.Error.Kind == runtime.KindTypeCheck:
+		code = exitTypeErrors
+	case !res.OK:
 		code = exitFailure
 	}
 	if rf.asJSON {

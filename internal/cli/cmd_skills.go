@@ -145,6 +145,9 @@ func cmdSkillsPropose(a *cli, args []string) int {
 	}
 	if *useGit {
 		gp, err := ws.ProposeGit(a.ctx, o)
+		if code, ok := a.typeErrors("skills propose", err); ok {
+			return code
+		}
 		if err != nil {
 			return a.fail("skills propose", err)
 		}
@@ -156,6 +159,9 @@ func cmdSkillsPropose(a *cli, args []string) int {
 		return exitOK
 	}
 	res, err := ws.Propose(o)
+	if code, ok := a.typeErrors("skills propose", err); ok {
+		return code
+	}
 	if err != nil {
 		return a.fail("skills propose", err)
 	}

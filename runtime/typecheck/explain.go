@@ -45,8 +45,9 @@ func newExplainer(files map[string][]byte, ws string) *explainer {
 // Messages the hints read (the compiler's English messages).
 var (
 	quotedName      = `'([A-Za-z_$][\w$]*)'`
-	noProperty      = regexp.MustCompile(`^Property ` + quotedName + ` does not exist on type ` + quotedName)
-	unknownProperty = regexp.MustCompile(quotedName + ` does not exist in type ` + quotedName)
+	quotedType      = `'(.*?)'\.(?: |$)`
+	noProperty      = regexp.MustCompile(`^Property ` + quotedName + ` does not exist on type ` + quotedType)
+	unknownProperty = regexp.MustCompile(quotedName + ` does not exist in type ` + quotedType)
 	typeNamed       = regexp.MustCompile(`type ` + quotedName)
 	noExport        = regexp.MustCompile(`^(?:Module )?'"([^"']+)"' has no exported member(?: named)? ` + quotedName)
 	noModule        = regexp.MustCompile(`^Cannot find module '([^']+)'`)
@@ -103,8 +104,18 @@ func (e *explainer) hint(d Diagnostic) string {
 }
 
 // aboutType describes the declared type name: where it is declared and its
-// properties, with the closest to prop first when suggest is set.
+// properties, with the closest to prop first when suggest is set. A type
+// the message spells out ({ a: string; ... }) gets the closest of its
+// properties only.
 func (e *explainer) aboutType(name, prop string, suggest bool) string {
+	if strings.HasPrefix(name, "{") {
+		if suggest && prop != "" {
+			if best := argcheck.Closest(prop, memberNames(members(name[1:])), 1); len(best) > 0 {
+				return fmt.Sprintf("did you mean '%s'?", best[0])
+			}
+		}
+		return ""
+	}
 	d, ok := e.declared(name)
 	if !ok {
 		return ""
