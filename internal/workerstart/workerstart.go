@@ -177,7 +177,7 @@ func Discard() {
 // RunBoolFlags are the run command's flags that take no value: every other
 // flag of it takes one, as the next argument when not written -flag=value.
 // The CLI's tests keep this list equal to the run command's flag set.
-var RunBoolFlags = []string{"json"}
+var RunBoolFlags = []string{"check", "json"}
 
 // wantsEarlyWorker says whether the command line is a run that will need a
 // worker process: `run` without isolation other than "worker" and without
