@@ -202,7 +202,8 @@ func (c *Compiler) check(ctx context.Context, req Request, source []byte) (*Resu
 	if err := os.MkdirAll(req.StateDir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("type check: %w", err)
 	}
-	tmp, err := os.MkdirTemp(req.StateDir, "run-")
+	removeStale(req.StateDir)
+	tmp, err := os.MkdirTemp(req.StateDir, runDirPrefix)
 	if err != nil {
 		return nil, nil, fmt.Errorf("type check: %w", err)
 	}
@@ -322,6 +323,30 @@ func (c *Compiler) check(ctx context.Context, req Request, source []byte) (*Resu
 		res.Diagnostics = append(res.Diagnostics, diag)
 	}
 	return res, deps, nil
+}
+
+// runDirPrefix names a check's temporary directory in the state directory.
+const runDirPrefix = "run-"
+
+// staleAfter is when a check's temporary directory is surely left over by
+// a process that ended before removing it.
+const staleAfter = time.Hour
+
+// removeStale removes the temporary directories of checks that ended
+// without removing theirs (their process was killed).
+func removeStale(stateDir string) {
+	entries, err := os.ReadDir(stateDir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), runDirPrefix) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleAfter {
+			_ = os.RemoveAll(filepath.Join(stateDir, e.Name()))
+		}
+	}
 }
 
 // isLib reports whether path is one of the compiler's own declaration

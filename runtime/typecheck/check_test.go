@@ -385,6 +385,30 @@ func TestCompilerGetsNoMoreThanItNeeds(t *testing.T) {
 	}
 }
 
+// TestCheckRemovesStaleRunDirs: the temporary directory of a check whose
+// process was killed is removed by a later check; a recent one (a check
+// in progress) is not.
+func TestCheckRemovesStaleRunDirs(t *testing.T) {
+	t.Parallel()
+	c := pinnedCompiler(t)
+	ws := demoWorkspace(t)
+	req := request(ws, "export default 1;\n")
+	stale, recent := filepath.Join(req.StateDir, "run-1"), filepath.Join(req.StateDir, "run-2")
+	writeFile(t, filepath.Join(stale, "program", "stdin.ts"), "x")
+	writeFile(t, filepath.Join(recent, "program", "stdin.ts"), "x")
+	old := time.Now().Add(-2 * staleAfter)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	check(t, c, req)
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the stale directory is still there (%v)", err)
+	}
+	if _, err := os.Stat(recent); err != nil {
+		t.Errorf("the recent directory was removed: %v", err)
+	}
+}
+
 // tree lists the paths under dir.
 func tree(t *testing.T, dir string) map[string]bool {
 	t.Helper()
