@@ -249,7 +249,7 @@ func TestWriteNeedsAGrant(t *testing.T) {
 	if !r.OK || string(r.Result) != "true" {
 		t.Fatalf("the granted skill could not write: %+v", r.Error)
 	}
-	if got := strings.Join(caller.called(), ","); got != "salesforce.getRecord,salesforce.updateRecord" {
+	if got := strings.Join(caller.Calls(), ","); got != "salesforce.getRecord,salesforce.updateRecord" {
 		t.Errorf("calls: %s", got)
 	}
 
@@ -262,7 +262,7 @@ func TestWriteNeedsAGrant(t *testing.T) {
 	if r.OK || !strings.Contains(r.Error.Message, `skill "note-lead" does not match its approval: its files are as approved, so SKILL.md changed`) {
 		t.Fatalf("edited grant: ok=%v %+v", r.OK, r.Error)
 	}
-	if got := caller.called(); len(got) != 0 {
+	if got := caller.Calls(); len(got) != 0 {
 		t.Errorf("calls reached the server: %s", got)
 	}
 	problems, err := w.Verify()
@@ -299,8 +299,8 @@ export default async function (input: { tool: string }) {
 	if r.OK || r.Error.Kind != "permission" {
 		t.Fatalf("dynamic write: ok=%v %+v", r.OK, r.Error)
 	}
-	if len(caller.called()) != 0 {
-		t.Errorf("calls reached the server: %v", caller.called())
+	if len(caller.Calls()) != 0 {
+		t.Errorf("calls reached the server: %v", caller.Calls())
 	}
 }
 

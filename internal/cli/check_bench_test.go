@@ -17,8 +17,7 @@ import (
 // stdio) without the type check, with it (run --check) when its result is
 // cached and when the compiler runs ("cold": the cache emptied before each
 // run), and `mcpcode check` alone. Each is a new process of the real
-// binary (built as released); the warm runner is off, so that the figures
-// compare like with like.
+// binary (built as released).
 func BenchmarkProcessCheck(b *testing.B) {
 	root, err := tsc.ModuleRoot()
 	if err != nil {
@@ -38,7 +37,7 @@ func BenchmarkProcessCheck(b *testing.B) {
 const { files } = await listFiles({});
 console.log(files.filter((f) => f.mimeType.endsWith("spreadsheet")).map((f) => f.name));
 `)
-	env := append(os.Environ(), "MCPCODE_WARM=off", "PATH="+filepath.Dir(tsc.Path(b))+":"+os.Getenv("PATH"))
+	env := append(os.Environ(), "PATH="+filepath.Dir(tsc.Path(b))+":"+os.Getenv("PATH"))
 	run := func(args ...string) {
 		cmd := exec.Command(exe, args...)
 		cmd.Dir, cmd.Env = ws, env

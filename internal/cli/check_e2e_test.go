@@ -11,18 +11,16 @@ import (
 
 	"github.com/mcpcode/mcpcode/internal/app"
 	"github.com/mcpcode/mcpcode/internal/tsc"
-	"github.com/mcpcode/mcpcode/internal/workerstart"
 )
 
-// runWithPATH runs the real binary in dir with PATH as its only variable
-// (and the warm runner off, as for every test).
+// runWithPATH runs the real binary in dir with PATH as its only variable.
 func runWithPATH(t *testing.T, dir, path string, args ...string) runResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + path, workerstart.BrokerEnv + "=off"}
+	cmd.Env = []string{"PATH=" + path}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

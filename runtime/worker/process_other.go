@@ -1,10 +1,10 @@
 //go:build !unix
 
-package workerstart
+package worker
 
 import "syscall"
 
 func isolation() *syscall.SysProcAttr { return nil }
 
-// killGroup does nothing here: child.killGroup kills the process itself.
+// killGroup does nothing here: process.killGroup kills the process itself.
 func killGroup(int) {}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package workerstart
+package worker
 
 import "syscall"
 

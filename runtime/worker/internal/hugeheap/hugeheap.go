@@ -20,8 +20,8 @@
 // why only processes that end soon should reserve: a long-lived process
 // would keep the larger pages. And the reservation sets off the process's
 // first garbage collection early, about 5 ms of a fresh process's CPU: so
-// a process reserves while it waits for its work (a warm runner, a worker
-// kept warm), or when its work is large anyway (gen).
+// a worker reserves only while it waits for its job (a worker the pool
+// keeps warm), never one started for a job already on its way.
 //
 // Under THP "never" nothing changes, under "always" the advice is given
 // already; on systems other than Linux, and under the race detector (whose
