@@ -91,7 +91,7 @@ func installApproved(t *testing.T, w Workspace, name, program string, write bool
 	desc := "Does " + name + "."
 	fm := Frontmatter{Name: name, Description: desc, Metadata: map[string]string{
 		metaTools: strings.Join(tools, " "), metaWrite: fmt.Sprint(write),
-		metaSHA256: approvalHash(reviewHash(name, desc, files), write, tools), metaFiles: fileHashes(files),
+		metaSHA256: approvalHash(reviewHash(name, desc, files), write, tools, Approval{}), metaFiles: fileHashes(files),
 	}}
 	md, err := renderSkillMD(fm, "", nil, nil)
 	if err != nil {
