@@ -21,7 +21,10 @@ const (
 
 // resultCache keeps check results in a directory, one file per check key,
 // each with the files the check read and their hashes: a result is used
-// only while all of them are unchanged.
+// only while all of them are unchanged. A result with an import that was
+// not found is not kept (the file may appear). What it does not see: a
+// new file that an import would now find first (x.ts created beside the
+// x/index.ts it found); the next change of the program checks again.
 type resultCache struct{ dir string }
 
 // dep is a workspace file a check read.
