@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpcode/mcpcode/audit"
 	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/internal/visible"
 )
 
 func cmdAudit(a *cli, args []string) int {
@@ -49,7 +50,7 @@ func cmdAudit(a *cli, args []string) int {
 	if *asJSON {
 		for _, r := range recs {
 			line, _ := json.Marshal(r)
-			a.stdout.Write(append(line, '\n'))
+			a.stdout.Write(visible.JSON(append(line, '\n')))
 		}
 		return exitOK
 	}
@@ -101,10 +102,12 @@ func renderAudit(w io.Writer, recs []audit.Record) {
 		for _, c := range r.Calls {
 			bytes += c.Bytes
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Time.UTC().Format("2006-01-02 15:04:05"), r.ID, whoText(r.Who),
-			programText(r.Program), resultText(r), len(r.Calls), formatBytes(bytes), msText(r.Ms))
+		// Every field is one line, escaped: a name cannot add a row, a
+		// column or a terminal sequence.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Time.UTC().Format("2006-01-02 15:04:05"), visible.Line(r.ID), visible.Line(whoText(r.Who)),
+			visible.Line(programText(r.Program)), visible.Line(resultText(r)), len(r.Calls), formatBytes(bytes), msText(r.Ms))
 		for _, g := range groupCalls(r.Calls) {
-			fmt.Fprintf(tw, "\t\t\t  %s\t%s\t%d\t%s\t%s\n", g.name, g.outcome, g.n, formatBytes(g.bytes), msText(g.ms))
+			fmt.Fprintf(tw, "\t\t\t  %s\t%s\t%d\t%s\t%s\n", visible.Line(g.name), visible.Line(g.outcome), g.n, formatBytes(g.bytes), msText(g.ms))
 		}
 	}
 	tw.Flush()
