@@ -125,7 +125,6 @@ func TestRecorderJournalsACallBeforeSendingIt(t *testing.T) {
 	}
 }
 
-
 // TestReadPrefersTheRecordToTheJournal: a run that ended has its record,
 // not a second one rebuilt from its journal; a run of many calls keeps as
 // many as fit in a line and counts the rest; a line over MaxLine is
