@@ -117,6 +117,9 @@ func (g *guard) Tools(ctx context.Context, server string) ([]mcptool.Tool, error
 }
 
 func (g *guard) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*mcptool.Result, error) {
+	if err := g.s.checkTokenFlows(server, tool, args); err != nil {
+		return nil, err
+	}
 	args, err := g.s.detokenize(server, tool, args)
 	if err != nil {
 		return nil, err
@@ -206,12 +209,8 @@ func (s *Session) checkFlows(server, tool string, args json.RawMessage) error {
 	if len(s.allow) == 0 {
 		return nil
 	}
-	v, ok := decodeJSON(args)
-	if !ok {
-		return nil
-	}
 	var err error
-	walkPaths(v, "", func(path, str string) bool {
+	eachString(args, func(path, str string) bool { // keys and repeated keys too (provenance.go)
 		for _, m := range s.det.Find(str, s.names) {
 			for _, from := range s.origins(m.Key) {
 				if from == server {
@@ -260,38 +259,6 @@ func article(kind string) string {
 		return "an " + kind
 	}
 	return "a " + kind
-}
-
-// walkPaths calls fn with each string of v and its path ("data.Email",
-// "rows[3].name"); fn returns false to stop.
-func walkPaths(v any, path string, fn func(path, s string) bool) bool {
-	switch x := v.(type) {
-	case string:
-		return fn(path, x)
-	case []any:
-		for i, e := range x {
-			if !walkPaths(e, path+"["+strconv.Itoa(i)+"]", fn) {
-				return false
-			}
-		}
-	case map[string]any:
-		for _, k := range slices.Sorted(func(yield func(string) bool) {
-			for k := range x {
-				if !yield(k) {
-					return
-				}
-			}
-		}) {
-			p := k
-			if path != "" {
-				p = path + "." + k
-			}
-			if !walkPaths(x[k], p, fn) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // origins returns the servers a value came from, in this run or before.
