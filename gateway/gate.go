@@ -124,7 +124,7 @@ func (g *gate) permit(ctx context.Context, server, tool string, args json.RawMes
 		return send, err
 	}
 	res, err := g.session.Elicit(ctx, &mcp.ElicitParams{
-		Message: question(server, tool, value),
+		Message: question(server, tool, value) + tokenNote(ctx, server),
 		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"decision":{"type":"string","title":"Decision",` +
 			`"enum":["` + answerOnce + `","` + answerRun + `","` + answerDeny + `"]}},"required":["decision"]}`),
 	})

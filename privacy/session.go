@@ -120,9 +120,12 @@ func (g *guard) CallTool(ctx context.Context, server, tool string, args json.Raw
 	if err := g.s.checkTokenFlows(server, tool, args); err != nil {
 		return nil, err
 	}
-	args, err := g.s.detokenize(server, tool, args)
+	args, tokens, err := g.s.detokenize(server, tool, args)
 	if err != nil {
 		return nil, err
+	}
+	if len(tokens) > 0 {
+		ctx = mcptool.WithSubstituted(ctx, tokens)
 	}
 	if err := g.s.checkFlows(server, tool, args); err != nil {
 		return nil, err
@@ -164,11 +167,13 @@ func (s *Session) findTokens(str string) [][2]int {
 	return spans
 }
 
-// detokenize replaces the tokens in the strings of args by their values.
-func (s *Session) detokenize(server, tool string, args json.RawMessage) (json.RawMessage, error) {
+// detokenize replaces the tokens in the strings of args by their values;
+// it returns the tokens it replaced, sorted.
+func (s *Session) detokenize(server, tool string, args json.RawMessage) (json.RawMessage, []string, error) {
 	if !s.cfg.Tokenize || !bytes.Contains(args, []byte("_")) || !json.Valid(args) {
-		return args, nil
+		return args, nil, nil
 	}
+	var replaced []string
 	out, err := rewriteStrings(args, func(str string) (string, error) {
 		spans := s.findTokens(str)
 		if len(spans) == 0 {
@@ -190,15 +195,19 @@ func (s *Session) detokenize(server, tool string, args json.RawMessage) (json.Ra
 			b.WriteString(str[last:sp[0]])
 			b.WriteString(e.Value)
 			last = sp[1]
+			if !slices.Contains(replaced, tok) {
+				replaced = append(replaced, tok)
+			}
 			s.note(e.Key, e.Kind, e.Value, "")
 		}
 		b.WriteString(str[last:])
 		return b.String(), nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	slices.Sort(replaced)
+	return out, replaced, nil
 }
 
 // --- flows ---
