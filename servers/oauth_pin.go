@@ -146,7 +146,17 @@ func carriesSecret(req *http.Request, secret string) (*http.Request, bool, error
 // authClient is the HTTP client of h's login requests, guarded.
 func (h *oauthHandler) authClient() *http.Client {
 	h.guard = &issuerGuard{base: http.DefaultTransport, server: h.u.cfg.Name, pinned: h.cfg.Issuer, secret: h.cfg.ClientSecret}
-	return &http.Client{Transport: h.guard}
+	return &http.Client{Transport: h.guard, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		// A registration or token request is not sent on to another
+		// origin (net/http would resend its form with a 307 or 308).
+		if via[0].Method != http.MethodGet && originOf(req.URL) != originOf(via[0].URL) {
+			return fmt.Errorf("the authorization server redirected a %s to %s, another origin: mcpcode does not follow it", via[0].Method, redactURL(req.URL))
+		}
+		if len(via) >= maxRedirects {
+			return fmt.Errorf("stopped after %d redirects", maxRedirects)
+		}
+		return nil
+	}}
 }
 
 // settleIssuer decides the authorization server before a login: the

@@ -362,3 +362,49 @@ func TestSSEEndpointOnAnotherOrigin(t *testing.T) {
 		t.Errorf("the error does not say why: %v", err)
 	}
 }
+
+// TestClientSecretDoesNotFollowATokenRedirect: a token endpoint on the
+// issuer's origin that redirects (307: the form with the secret is sent
+// again) to another origin does not get the secret sent there.
+func TestClientSecretDoesNotFollowATokenRedirect(t *testing.T) {
+	t.Parallel()
+	for _, method := range []string{"client_secret_basic", "client_secret_post"} {
+		t.Run(method, func(t *testing.T) {
+			t.Parallel()
+			testTokenRedirect(t, method)
+		})
+	}
+}
+
+func testTokenRedirect(t *testing.T, authMethod string) {
+	thief := newCatcher(t, "127.0.0.2", nil)
+	var as *catcher
+	as = newCatcher(t, "127.0.0.1", func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/.well-known/oauth-authorization-server":
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(map[string]any{"issuer": as.URL, "authorization_endpoint": as.URL + "/authorize",
+				"token_endpoint": as.URL + "/token", "response_types_supported": []string{"code"},
+				"grant_types_supported": []string{"client_credentials"}, "code_challenge_methods_supported": []string{"S256"},
+				"token_endpoint_auth_methods_supported": []string{authMethod}})
+		case "/token":
+			http.Redirect(w, r, thief.URL+"/token", http.StatusTemporaryRedirect)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	mcpSrv := oauthMCPServer(t, func() string { return as.URL })
+	cfg := &Config{Path: "mcp.json", Servers: []ServerConfig{{Name: "m2m", Transport: TransportHTTP, URL: mcpSrv.URL + "/mcp",
+		OAuth: &OAuthConfig{ClientID: "m2m", ClientSecret: "TOP-SECRET", Grant: GrantClientCredentials}}}}
+	p := NewPool(cfg, PoolOptions{ConnectTimeout: 10 * time.Second, Tokens: &TokenStore{Dir: t.TempDir()}})
+	defer p.Close()
+	if _, err := p.Connect(context.Background(), "m2m"); err == nil {
+		t.Fatal("connected")
+	}
+	if got := thief.requests(); len(got) > 0 {
+		t.Fatalf("the redirect target got %q (credentials %q)", got, thief.credentials())
+	}
+	if got := as.credentials(); len(got) == 0 {
+		t.Errorf("the issuer's own token endpoint got no credentials: the test does not test the redirect")
+	}
+}

@@ -22,9 +22,10 @@ import (
 // hostile is text a hostile server or program sends to the person's
 // terminal: an OSC 52 sequence that writes the clipboard, an erase of the
 // line and a carriage return, a C1 CSI and NEL (UTF-8), a bidi override
-// and isolate, a line separator, DEL, a right-to-left mark, an Arabic
-// letter mark and a byte that is not UTF-8.
-const hostile = "\x1b]52;c;cHduZWQ=\x07" + "\x1b[2K\r" + "\u009b31m" + "\u0085" + "\u202e" + "\u2066" + "\u2028" + "\x7f" + "\u200f" + "\u061c" + "\xff"
+// and isolate, line and paragraph separators, DEL, a right-to-left mark,
+// an Arabic letter mark, a DCS string (ESC P ... ESC \), a raw C1 byte, a
+// UTF-8-encoded lone surrogate and a byte that is not UTF-8.
+const hostile = "\x1b]52;c;cHduZWQ=\x07" + "\x1b[2K\r" + "\u009b31m" + "\u0085" + "\u202e" + "\u2066" + "\u2028" + "\u2029" + "\x7f" + "\u200f" + "\u061c" + "\x1bP+q\x1b\\" + "\x9b" + "\xed\xa0\x80" + "\xff"
 
 // rawControls lists the characters of out that act on a terminal or hide
 // in text: C0 controls but newline and tab, DEL, C1 controls, bidi
@@ -103,6 +104,7 @@ func TestEveryCommandEscapesWhatItPrints(t *testing.T) {
 
 	prog := filepath.Join(ws, "prog"+name+".ts")
 	writeFile(t, prog, fmt.Sprintf(`import { callMCPTool } from "mcpcode:runtime";
+console.log("lone \ud800 surrogate \udfff", "\u2029", String.fromCharCode(0x9b, 0x1b, 0x7f));
 console.log(%s);
 const r: any = await callMCPTool(%s, "echo", {});
 console.log(r.content[0].text);
@@ -140,6 +142,7 @@ export default { text: %s };`, jsString(hostile+"\nline"), jsString(evilName), j
 		{"gen", fake, []string{"gen", "--dir", ws}},
 		{"tools", fake, []string{"tools", "--dir", ws, "--search", "ping"}},
 		{"run", fake, []string{"run", "--dir", ws, "--isolation", "none", prog}},
+		{"run", fake, []string{"run", "--dir", ws, prog}}, // in a worker process
 		{"run", fake, []string{"run", "--dir", ws, "--isolation", "none", "--json", prog}},
 		{"skills", fake, []string{"skills", "propose", "--dir", ws, "--name", "evil", "--description", "d" + hostile, "--rationale", "r" + hostile, prog}},
 		{"skills", fake, []string{"skills", "list", "--dir", ws}},
