@@ -38,6 +38,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpcode/mcpcode/internal/filelock"
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 )
 
@@ -386,9 +387,12 @@ func (j *journal) write(e event) {
 		return
 	}
 	buf = append(append(buf, line...), '\n')
-	unlock := lockFile(j.f)
+	// One write under the lock, as Append writes a record.
+	unlock, lerr := filelock.Lock(j.f, nil)
 	_, err = j.f.Write(buf)
-	unlock()
+	if lerr == nil {
+		unlock()
+	}
 	if err != nil {
 		j.err = fmt.Errorf("writing the audit log %s: %w", j.log.fileOf(j.day), err)
 	}
@@ -551,9 +555,12 @@ func (l Log) Append(rec Record) error {
 	if err != nil {
 		return fmt.Errorf("writing the audit log: %w", err)
 	}
-	unlock := lockFile(f)
+	// One write under the lock: appends of several processes never
+	// interleave (without a lock, an append is still one write).
+	if unlock, lerr := filelock.Lock(f, nil); lerr == nil {
+		defer unlock()
+	}
 	_, err = f.Write(line)
-	unlock()
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -239,6 +239,8 @@ func (w Workspace) notPending(name string) error {
 		return fmt.Errorf("skill %q is already approved and has no pending proposal", name)
 	case StatusDismissed:
 		return fmt.Errorf("the proposal %q was dismissed; the agent can propose it again", name)
+	case StatusRevoked:
+		return fmt.Errorf("skill %q was revoked (its files are in skills/.revoked/%s); a new version must be proposed and approved", name, name)
 	}
 	return fmt.Errorf("no skill or proposal named %q (see mcpcode skills list)", name)
 }

@@ -39,6 +39,11 @@ type InitOptions struct {
 	Home string
 	// Binary is the mcpcode binary the host should start.
 	Binary string
+	// CI, when set (CIGitHub, CIGitLab), writes that code host's workflow
+	// into the repository: verify the skills and show the review cards of
+	// a pull request. MCPCodeVersion is the module version it installs.
+	CI             string
+	MCPCodeVersion string
 }
 
 // InitReport says what init did.
@@ -172,7 +177,7 @@ func (a *App) Init(o InitOptions) (*InitReport, error) {
 	for _, f := range []struct{ name, content string }{
 		{"AGENTS.md", agentsMD},
 		{"CLAUDE.md", "See AGENTS.md: how to use this workspace's tools through code with mcpcode.\n"},
-		{".gitignore", "/" + layout.StateDir + "/\n"},
+		{".gitignore", gitignore},
 	} {
 		p := filepath.Join(root, f.name)
 		if fileExists(p) {
@@ -184,9 +189,19 @@ func (a *App) Init(o InitOptions) (*InitReport, error) {
 		}
 		rep.Written = append(rep.Written, f.name)
 	}
+	if o.CI != "" {
+		if err := writeCI(rep, root, o.CI, o.MCPCodeVersion); err != nil {
+			return nil, err
+		}
+	}
 	rep.Snippet = ServeSnippet(rep.Host, o.Binary, root)
 	return rep, nil
 }
+
+// gitignore keeps mcpcode's state out of git, but for the generator's
+// manifest: it says which tools exist and which are read-only, and
+// `skills verify` needs it wherever the repository is checked out (CI).
+const gitignore = "/" + layout.StateDir + "/*\n!/" + layout.StateDir + "/" + layout.ManifestFile + "\n"
 
 // importServers reads the servers of a host configuration: "mcpServers"
 // (Claude Desktop, Cursor, Claude Code) or "servers" (VS Code). VS Code's
