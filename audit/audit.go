@@ -150,9 +150,10 @@ type Record struct {
 	// CallsOmitted counts the calls left out of Calls to keep the record
 	// within MaxLine.
 	CallsOmitted int `json:"callsOmitted,omitempty"`
-	// Incomplete marks a run that ended without its record (killed, or
-	// the machine stopped): it is rebuilt from the journal of its calls,
-	// and a call whose outcome was not recorded has OutcomeUnknown.
+	// Incomplete marks a run without its record: still running, or ended
+	// without writing it (killed, or the machine stopped). It is rebuilt
+	// from the journal of its calls, and a call whose outcome was not
+	// recorded has OutcomeUnknown.
 	Incomplete bool `json:"incomplete,omitempty"`
 	// ResultBytes is the size of the result's JSON, LogBytes of the console
 	// output kept.

@@ -150,7 +150,7 @@ func resultText(r audit.Record) string {
 	var s string
 	switch {
 	case r.Incomplete:
-		s = "incomplete: ended without its record (killed?)"
+		s = "incomplete: still running, or ended without its record (killed?)"
 	case r.OK:
 		s = "ok"
 	case r.Error != nil:
