@@ -89,7 +89,14 @@ func TestEveryCommandEscapesWhatItPrints(t *testing.T) {
 		http.Error(w, "bad "+hostile, http.StatusBadRequest)
 	}))
 	t.Cleanup(httpEvil.Close)
-	cfg, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{
+	// A TypeScript compiler whose diagnostics are hostile.
+	tsc := filepath.Join(t.TempDir(), "tsc")
+	writeFile(t, tsc, fmt.Sprintf("#!/bin/sh\nprintf '%%s\\n' %s\nprintf '%%s\\n' %s >&2\nexit 2\n",
+		shellQuote("prog.ts(1,1): error TS2322: "+hostile), shellQuote("tsc stderr "+hostile)))
+	if err := os.Chmod(tsc, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.MarshalIndent(map[string]any{"typecheck": map[string]any{"tsc": tsc}, "mcpServers": map[string]any{
 		evilName:           map[string]any{"command": "fake-upstream"},
 		noisyName:          map[string]any{"command": "/bin/sh", "args": []string{"-c", script}},
 		"web" + hostile:    map[string]any{"type": "http", "url": httpEvil.URL + "/mcp"},
@@ -148,6 +155,8 @@ export default { text: %s };`, jsString(hostile+"\nline"), jsString(evilName), j
 		{"skills", fake, []string{"skills", "list", "--dir", ws}},
 		{"skills", fake, []string{"skills", "show", "--dir", ws, "evil"}},
 		{"skills", fake, []string{"skills", "verify", "--dir", ws}},
+		{"check", fake, []string{"check", "--dir", ws, prog}},
+		{"check", fake, []string{"check", "--dir", ws, "--json", prog}},
 		{"serve", fake, []string{"serve", "--dir", ws, "--tools", "x" + hostile}},
 		{"audit", fake, []string{"audit", "--dir", ws, "--since", "all"}},
 		{"audit", fake, []string{"audit", "--dir", ws, "--since", "all", "--json"}},
