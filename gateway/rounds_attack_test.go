@@ -5,9 +5,14 @@ package gateway
 // upstream server. Each test fails if its attack works.
 
 import (
+	"context"
+	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // waitRunEnds waits until a gateway no longer holds a run.
@@ -67,5 +72,91 @@ func TestAttackAbandonedRoundSendsNothingTwice(t *testing.T) {
 	}
 	if n := calls.total(); n != 2 {
 		t.Errorf("the server saw %v, want the write and the query", calls.snapshot())
+	}
+}
+
+// TestAttackRetryCannotSwapTheProgramByKeyCase: encoding/json matches
+// object keys to fields case-insensitively, and the last key wins. A host
+// that sends {"CODE": evil, "code": benign} runs the benign program and
+// gets a round; its retry {"code": benign, "CODE": evil} has the same keys
+// and values (so the same canonical arguments) but would run the evil
+// program, resumed from the benign one's journal with the person's
+// answer. Such arguments are refused, and nothing of the evil program is
+// sent.
+func TestAttackRetryCannotSwapTheProgramByKeyCase(t *testing.T) {
+	t.Parallel()
+	ws, calls := sharedDemoWorkspace(t)
+	a, b := newTestGateway(t, ws, Options{}), newTestGateway(t, ws, Options{})
+	sa, sb := manualHost(t, a), manualHost(t, b)
+	evil := updateProgram + `
+import { query } from "servers/salesforce/query";
+await query({ query: "SELECT Id FROM Lead WHERE Name = 'evil'" });`
+	raw := func(first, firstCode, second, secondCode string) json.RawMessage {
+		return mustJSON(t, json.RawMessage(`{`+strconv.Quote(first)+`:`+strconv.Quote(firstCode)+`,`+strconv.Quote(second)+`:`+strconv.Quote(secondCode)+`}`))
+	}
+	for _, variant := range []struct{ name, key string }{{"upper case", "CODE"}, {"title case", "Code"}} {
+		benign := raw(variant.key, evil, "code", updateProgram) // the last key wins: updateProgram runs
+		swapped := raw("code", updateProgram, variant.key, evil)
+		res, err := sa.CallTool(context.Background(), &mcp.CallToolParams{Name: toolExecute, Arguments: benign})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.NeedsInput() {
+			// Refused at once: the attack cannot start.
+			if !res.IsError || !strings.Contains(resultText(res), "invalid arguments") {
+				t.Errorf("%s: %s", variant.name, resultText(res))
+			}
+			continue
+		}
+		res, err = sb.CallTool(context.Background(), &mcp.CallToolParams{Name: toolExecute, Arguments: swapped, RequestState: res.RequestState,
+			InputResponses: mcp.InputResponseMap{inputConfirm: &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}}})
+		if err == nil && !res.IsError {
+			t.Errorf("%s: the retry with the other program was accepted: %s", variant.name, resultText(res))
+		}
+	}
+	for k := range calls.snapshot() {
+		if strings.Contains(k, "evil") {
+			t.Errorf("the evil program's call was sent: %s", k)
+		}
+	}
+}
+
+// TestAttackRetryCannotSwapTheInputByLoneSurrogates: Go decodes every lone
+// UTF-16 surrogate escape ("\ud800", "\udbff") to U+FFFD, so two inputs
+// that differ only there have the same canonical arguments, and a retry
+// with the other input resumes the run. That is safe only as long as the
+// program cannot tell them apart either (goja's JSON.parse decodes them
+// the same way): the retry must not take the program another way.
+func TestAttackRetryCannotSwapTheInputByLoneSurrogates(t *testing.T) {
+	t.Parallel()
+	ws, calls := sharedDemoWorkspace(t)
+	a, b := newTestGateway(t, ws, Options{}), newTestGateway(t, ws, Options{})
+	sa, sb := manualHost(t, a), manualHost(t, b)
+	code := `import { query } from "servers/salesforce/query";
+import { updateRecord } from "servers/salesforce/updateRecord";
+export default async function (input: any) {
+  await updateRecord({ objectType: "Lead", recordId: "00Q5f000001abcXYZ", data: { Status: "Qualified" } });
+  if (input.k.charCodeAt(0) === 0xdbff) await query({ query: "SELECT Id FROM Lead WHERE Name = 'evil'" });
+  return "done";
+}`
+	args := func(k string) json.RawMessage {
+		return json.RawMessage(`{"code":` + strconv.Quote(code) + `,"check":false,"input":{"k":"` + k + `"}}`)
+	}
+	res, err := sa.CallTool(context.Background(), &mcp.CallToolParams{Name: toolExecute, Arguments: args(`\ud800`)})
+	if err != nil || !res.NeedsInput() {
+		t.Fatalf("the first round: %v %+v", err, res)
+	}
+	res, err = sb.CallTool(context.Background(), &mcp.CallToolParams{Name: toolExecute, Arguments: args(`\udbff`), RequestState: res.RequestState,
+		InputResponses: mcp.InputResponseMap{inputConfirm: &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}}})
+	if err != nil && !strings.Contains(err.Error(), "belongs to another call") {
+		t.Errorf("the retry was refused with %v, want a refusal saying it belongs to another call", err)
+	}
+	if err == nil && (res.IsError || !strings.Contains(resultText(res), "done")) {
+		t.Errorf("the retry: %s", resultText(res))
+	}
+	for k, n := range calls.snapshot() {
+		if strings.Contains(k, "evil") || n != 1 {
+			t.Errorf("%s was sent %d times", k, n)
+		}
 	}
 }
