@@ -7,6 +7,8 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -158,5 +160,47 @@ export default async function (input: any) {
 		if strings.Contains(k, "evil") || n != 1 {
 			t.Errorf("%s was sent %d times", k, n)
 		}
+	}
+}
+
+// TestAttackDeletedSecretRefusesPendingStates: the documented way to
+// rotate the signing secret (a leaked secret lets anyone sign states) is
+// to delete the file: confirmations pending then are refused, by the
+// replicas already running too, and the next round is signed with a new
+// secret that every replica uses. A secret made readable by others is
+// refused by a running replica as by a new one.
+func TestAttackDeletedSecretRefusesPendingStates(t *testing.T) {
+	t.Parallel()
+	ws, calls := sharedDemoWorkspace(t)
+	a, b := newTestGateway(t, ws, Options{}), newTestGateway(t, ws, Options{})
+	sa, sb := manualHost(t, a), manualHost(t, b)
+	args := map[string]any{"code": updateProgram}
+	old := firstRound(t, sa, args).RequestState
+	if _, err := b.states.secret(false); err != nil { // b has read the first secret
+		t.Fatal(err)
+	}
+	secret := filepath.Join(ws.State(), serveStateDir, secretName)
+	if err := os.Remove(secret); err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]*mcp.ClientSession{"the replica that signed it": sa, "another replica": sb} {
+		if _, err := retry(s, args, old); err == nil || !strings.Contains(err.Error(), "was not issued by this server") {
+			t.Errorf("%s: a state signed with the deleted secret: %v, want a refusal", name, err)
+		}
+	}
+	if n := calls.total(); n != 0 {
+		t.Fatalf("the server saw %v, want nothing", calls.snapshot())
+	}
+	// The next round is signed with a new secret, which the other replica
+	// uses.
+	fresh := firstRound(t, sa, args).RequestState
+	if res, err := retry(sb, args, fresh); err != nil || res.IsError {
+		t.Errorf("a state signed with the new secret, on the other replica: %v %+v", err, res)
+	}
+	if err := os.Chmod(secret, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.states.sign(roundState{Run: newRunID(), Round: 1}); err == nil {
+		t.Error("a running replica signed with a secret others may read")
 	}
 }
