@@ -384,7 +384,10 @@ func (r *heldRun) waitRound(ctx context.Context) (*mcp.CallToolResult, error) {
 		case <-ch:
 		case <-r.done:
 		case <-ctx.Done():
+			// The host dropped its call: the run stops, and since every
+			// state it was given is used, nobody can resume it.
 			r.cancel()
+			r.g.states.removeJournal(r.id)
 			return nil, ctx.Err()
 		}
 	}

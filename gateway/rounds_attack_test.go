@@ -204,3 +204,55 @@ func TestAttackDeletedSecretRefusesPendingStates(t *testing.T) {
 		t.Error("a running replica signed with a secret others may read")
 	}
 }
+
+// journals lists the journal files of a workspace.
+func journals(t *testing.T, g *Gateway) []string {
+	t.Helper()
+	entries, _ := os.ReadDir(g.states.runsDir())
+	var out []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".journal") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// TestAttackJournalGoesWithItsRun: a journal holds real tool results. A
+// host that answers a round and then drops its call stops the run; the
+// journal goes with it (no state that could resume the run is left), not
+// 20 minutes later at the next round or start.
+func TestAttackJournalGoesWithItsRun(t *testing.T) {
+	t.Parallel()
+	ws, calls := sharedDemoWorkspace(t)
+	g := newTestGateway(t, ws, Options{})
+	s := manualHost(t, g)
+	code := `import { updateRecord } from "servers/salesforce/updateRecord";
+await updateRecord({ objectType: "Lead", recordId: "00Q5f000001abcXYZ", data: { Status: "Qualified" } });
+await new Promise((resolve) => setTimeout(resolve, 600000));`
+	args := map[string]any{"code": code, "check": false}
+	token := firstRound(t, s, args).RequestState
+	if j := journals(t, g); len(j) != 1 {
+		t.Fatalf("journals %q, want the round's", j)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: toolExecute, Arguments: args, RequestState: token,
+			InputResponses: mcp.InputResponseMap{inputConfirm: &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}}})
+		done <- err
+	}()
+	deadline := time.Now().Add(attackGuard)
+	for calls.total() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the write was not sent")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	waitRunEnds(t, g, decodeState(t, token).Run)
+	if j := journals(t, g); len(j) != 0 {
+		t.Errorf("the stopped run's journal is left: %q", j)
+	}
+}
