@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -254,5 +255,56 @@ await new Promise((resolve) => setTimeout(resolve, 600000));`
 	waitRunEnds(t, g, decodeState(t, token).Run)
 	if j := journals(t, g); len(j) != 0 {
 		t.Errorf("the stopped run's journal is left: %q", j)
+	}
+}
+
+// TestAttackRoundsDoNotMixRevisions: a round of a 2026-07-28 host's call
+// cannot be answered by a call on an older revision (another host's
+// session with the state, or the same host downgrading), and the state
+// stays unused for the genuine retry.
+func TestAttackRoundsDoNotMixRevisions(t *testing.T) {
+	t.Parallel()
+	ws, calls := demoWorkspace(t)
+	g := newTestGateway(t, ws, Options{})
+	modern := manualHost(t, g)
+	var asked atomic.Int32
+	classic := connectAnother(t, g, &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked.Add(1)
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}})
+	args := map[string]any{"code": updateProgram}
+	token := firstRound(t, modern, args).RequestState
+	res, err := retry(classic, args, token)
+	if err == nil || !strings.Contains(err.Error(), "requestState is part of protocol 2026-07-28") || !strings.Contains(err.Error(), "nothing was sent") {
+		t.Errorf("a retry on 2025-11-25: %v %+v", err, res)
+	}
+	if n := calls.count("salesforce.updateRecord"); n != 0 || asked.Load() != 0 {
+		t.Fatalf("updateRecord sent %d times, the classic host asked %d times", n, asked.Load())
+	}
+	if res, err := retry(modern, args, token); err != nil || res.IsError || !strings.Contains(resultText(res), `"Qualified"`) {
+		t.Errorf("the genuine retry after the refused one: %v %+v", err, res)
+	}
+}
+
+// TestAttackRunIDsNameNoOtherFile: a state names its run's journal and
+// markers by the run id, which must be 32 lowercase hex digits even in a
+// state this workspace signed: no id reaches outside .mcpcode/serve/runs
+// or names another run's files.
+func TestAttackRunIDsNameNoOtherFile(t *testing.T) {
+	t.Parallel()
+	s := newStateStore(t.TempDir())
+	for _, id := range []string{"../../../../etc/passwd", "../secret", strings.Repeat("A", 32), strings.Repeat("a", 31) + "/",
+		strings.Repeat("a", 33), "", strings.Repeat("a", 30) + "\\x"} {
+		token, err := s.sign(roundState{Run: id, Round: 1, Expires: time.Now().Add(time.Minute).UnixMilli(), Call: "c", Kind: questionWrite})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.verify(token, "c"); err != errStateForged {
+			t.Errorf("run id %q: %v, want the state refused as forged", id, err)
+		}
+	}
+	token, _ := s.sign(roundState{Run: newRunID(), Round: 0, Expires: time.Now().Add(time.Minute).UnixMilli(), Call: "c", Kind: questionWrite})
+	if _, err := s.verify(token, "c"); err != errStateForged {
+		t.Errorf("round 0: %v, want the state refused", err)
 	}
 }
