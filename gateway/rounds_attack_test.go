@@ -308,3 +308,21 @@ func TestAttackRunIDsNameNoOtherFile(t *testing.T) {
 		t.Errorf("round 0: %v, want the state refused", err)
 	}
 }
+
+// TestTruncatedSecretSaysWhatToDo: a secret file cut short (a replica
+// that died while writing it, on a file system without hard links) is
+// refused with the remedy, not used as a shorter key.
+func TestTruncatedSecretSaysWhatToDo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := newStateStore(dir)
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.dir, secretName), []byte("0123abcd"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.sign(roundState{Run: newRunID(), Round: 1}); err == nil || !strings.Contains(err.Error(), "remove it") {
+		t.Errorf("a truncated secret: %v, want a refusal that says to remove it", err)
+	}
+}

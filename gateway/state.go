@@ -225,7 +225,7 @@ func readSecret(path string) ([]byte, os.FileInfo, error) {
 		return nil, nil, err
 	}
 	if len(data) < 64 && strings.Trim(string(data), "0123456789abcdef") == "" {
-		return nil, nil, fmt.Errorf("%w: %s", errShortSecret, path)
+		return nil, nil, fmt.Errorf("%w: %s (when no replica is creating it, remove it, and mcpcode serve creates a new one)", errShortSecret, path)
 	}
 	key, err := hex.DecodeString(strings.TrimSpace(string(data)))
 	if err != nil || len(key) != 32 {
