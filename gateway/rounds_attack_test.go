@@ -326,3 +326,51 @@ func TestTruncatedSecretSaysWhatToDo(t *testing.T) {
 		t.Errorf("a truncated secret: %v, want a refusal that says to remove it", err)
 	}
 }
+
+// TestAttackConcurrentAndRepeatedRequestsReplayOnce: a program that makes
+// the same request twice and others at once (Promise.all: the journal
+// holds them in the order they were answered, not made) before its write
+// is resumed on another replica: each request is answered from the
+// journal, so the server sees each exactly as often as the program made
+// it, and the program gets the same data.
+func TestAttackConcurrentAndRepeatedRequestsReplayOnce(t *testing.T) {
+	t.Parallel()
+	ws, calls := sharedDemoWorkspace(t)
+	a, b := newTestGateway(t, ws, Options{}), newTestGateway(t, ws, Options{})
+	sa, sb := manualHost(t, a), manualHost(t, b)
+	code := `import { getRecord } from "servers/salesforce/getRecord";
+import { query } from "servers/salesforce/query";
+import { updateRecord } from "servers/salesforce/updateRecord";
+const id = "00Q5f000001abcXYZ";
+const [r1, r2, q]: any[] = await Promise.all([
+  getRecord({ objectType: "Lead", recordId: id }),
+  getRecord({ objectType: "Lead", recordId: id }),
+  query({ query: "SELECT Id, Status FROM Lead WHERE Id = '" + id + "'" }),
+]);
+await updateRecord({ objectType: "Lead", recordId: id, data: { Status: "Qualified" } });
+const after: any = await getRecord({ objectType: "Lead", recordId: id });
+export default [r1.Status ?? r1.record?.Status, r2.Status ?? r2.record?.Status, q.records[0].Status, after.Status ?? after.record?.Status].join(" / ");`
+	args := map[string]any{"code": code, "check": false}
+	token := firstRound(t, sa, args).RequestState
+	res, err := retry(sb, args, token)
+	if err != nil || res.IsError {
+		t.Fatalf("the resumed run: %v %+v", err, res)
+	}
+	if text := resultText(res); !strings.Contains(text, "Working - Contacted / Working - Contacted / Working - Contacted / Qualified") {
+		t.Errorf("the resumed run returned %s", text)
+	}
+	want := map[string]int{
+		`salesforce.getRecord {"objectType":"Lead","recordId":"00Q5f000001abcXYZ"}`:                                  3,
+		`salesforce.query {"query":"SELECT Id, Status FROM Lead WHERE Id = '00Q5f000001abcXYZ'"}`:                    1,
+		`salesforce.updateRecord {"data":{"Status":"Qualified"},"objectType":"Lead","recordId":"00Q5f000001abcXYZ"}`: 1,
+	}
+	got := calls.snapshot()
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("%s reached the server %d times, want %d", k, got[k], n)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("the server saw %v", got)
+	}
+}
