@@ -374,3 +374,46 @@ export default [r1.Status ?? r1.record?.Status, r2.Status ?? r2.record?.Status, 
 		t.Errorf("the server saw %v", got)
 	}
 }
+
+// TestAttackConcurrentRequestFromTheClockIsNotSentAgain: a program makes a
+// request whose arguments come from the clock and randomness, and, while
+// it is in flight, goes on to a write. Resumed on another replica, the
+// program makes that request with other arguments; the journal holds the
+// first one, never asked for again. The new request must not be sent
+// (the first run sent its own): it fails, as a request made before the
+// write does when the run never reaches it, and nothing but the confirmed
+// write is sent.
+func TestAttackConcurrentRequestFromTheClockIsNotSentAgain(t *testing.T) {
+	t.Parallel()
+	ws, calls := sharedDemoWorkspace(t)
+	a, b := newTestGateway(t, ws, Options{}), newTestGateway(t, ws, Options{})
+	b.holdGrace = 200 * time.Millisecond
+	sa, sb := manualHost(t, a), manualHost(t, b)
+	code := `import { getRecord } from "servers/salesforce/getRecord";
+import { query } from "servers/salesforce/query";
+import { updateRecord } from "servers/salesforce/updateRecord";
+const stamp = Date.now() + "-" + Math.random();
+const q = query({ query: "SELECT Id FROM Lead WHERE Name = '" + stamp + "'" });
+await getRecord({ objectType: "Lead", recordId: "00Q5f000001abcXYZ" });
+await Promise.all([q, updateRecord({ objectType: "Lead", recordId: "00Q5f000001abcXYZ", data: { Status: "Qualified" } })]);`
+	args := map[string]any{"code": code, "check": false}
+	token := firstRound(t, sa, args).RequestState
+	res, err := retry(sb, args, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := resultText(res); !res.IsError || !strings.Contains(text, "cannot be resumed on another replica") {
+		t.Errorf("the diverging run: %s", text)
+	}
+	queries := 0
+	for k, n := range calls.snapshot() {
+		if strings.HasPrefix(k, "salesforce.query ") {
+			queries += n
+		} else if n != 1 {
+			t.Errorf("%s reached the server %d times, want once", k, n)
+		}
+	}
+	if queries != 1 {
+		t.Errorf("the program's one query reached the server %d times: %v", queries, calls.snapshot())
+	}
+}
