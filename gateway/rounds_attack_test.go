@@ -417,3 +417,44 @@ await Promise.all([q, updateRecord({ objectType: "Lead", recordId: "00Q5f000001a
 		t.Errorf("the program's one query reached the server %d times: %v", queries, calls.snapshot())
 	}
 }
+
+// TestAttackRacingRetriesOnTheHoldingReplica: a host sends the same answer
+// several times at once to the replica that holds the run: one resumes
+// it, the others are refused as used, and the write is sent once.
+func TestAttackRacingRetriesOnTheHoldingReplica(t *testing.T) {
+	t.Parallel()
+	ws, calls := demoWorkspace(t)
+	g := newTestGateway(t, ws, Options{})
+	s := manualHost(t, g)
+	args := map[string]any{"code": updateProgram}
+	token := firstRound(t, s, args).RequestState
+	const n = 4
+	type outcome struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	out := make(chan outcome, n)
+	for range n {
+		go func() {
+			res, err := retry(s, args, token)
+			out <- outcome{res, err}
+		}()
+	}
+	accepted := 0
+	for range n {
+		o := <-out
+		switch {
+		case o.err == nil && !o.res.IsError && strings.Contains(resultText(o.res), `"Qualified"`):
+			accepted++
+		case o.err != nil && strings.Contains(o.err.Error(), "already used"):
+		default:
+			t.Errorf("a retry: %v %+v", o.err, o.res)
+		}
+	}
+	if accepted != 1 {
+		t.Errorf("%d retries resumed the run, want 1", accepted)
+	}
+	if m := calls.count("salesforce.updateRecord"); m != 1 {
+		t.Errorf("updateRecord reached the server %d times, want once", m)
+	}
+}
