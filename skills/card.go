@@ -390,7 +390,7 @@ func renderDiffText(b *strings.Builder, d *Diff) {
 		}
 	}
 	for _, f := range d.Files {
-		if f.Binary || len(f.Lines) == 0 {
+		if len(f.Lines) == 0 {
 			continue
 		}
 		fmt.Fprintf(b, "\n  Diff of %s:\n", visible.Line(f.Path))
@@ -510,12 +510,9 @@ func diffFacts(d *Diff) []fact {
 			if i > 0 {
 				f.parts = append(f.parts, say(", "))
 			}
-			f.parts = append(f.parts, value(fd.Path))
-			switch {
-			case fd.Binary:
-				f.parts = append(f.parts, say(" "+fd.Status+" (not text)"))
-			default:
-				f.parts = append(f.parts, say(fmt.Sprintf(" %s (+%d -%d)", fd.Status, fd.Added, fd.Removed)))
+			f.parts = append(f.parts, value(fd.Path), say(fmt.Sprintf(" %s (+%d -%d)", fd.Status, fd.Added, fd.Removed)))
+			if fd.Binary {
+				f.parts = append(f.parts, say(" (holds a NUL or a byte that is not UTF-8: shown escaped)"))
 			}
 		}
 		out = append(out, f)

@@ -111,8 +111,10 @@ type ExampleChange struct {
 type FileDiff struct {
 	Path   string `json:"path"`
 	Status string `json:"status"`
-	// Binary is set for a file that is not UTF-8 text: only its sizes are
-	// compared.
+	// Binary is set for a file that is not UTF-8 text (a byte that is not
+	// UTF-8, or a NUL). Its lines are diffed all the same: a program that
+	// bundles may hold such a byte in a comment, and a reviewer must see
+	// what changed in it (renderers escape every line).
 	Binary bool     `json:"binary,omitempty"`
 	Lines  []string `json:"lines,omitempty"`
 	// Added and Removed count the lines.
@@ -358,11 +360,8 @@ func fileDiffs(base, head map[string][]byte) []FileDiff {
 		case !inHead:
 			fd.Status = DiffRemoved
 		}
-		if !utf8.Valid(b) || !utf8.Valid(h) || bytes.IndexByte(b, 0) >= 0 || bytes.IndexByte(h, 0) >= 0 {
-			fd.Binary = true
-		} else {
-			fd.Lines, fd.Added, fd.Removed = unifiedDiff(splitLines(string(b)), splitLines(string(h)), 3)
-		}
+		fd.Binary = !utf8.Valid(b) || !utf8.Valid(h) || bytes.IndexByte(b, 0) >= 0 || bytes.IndexByte(h, 0) >= 0
+		fd.Lines, fd.Added, fd.Removed = unifiedDiff(splitLines(string(b)), splitLines(string(h)), 3)
 		out = append(out, fd)
 	}
 	return out

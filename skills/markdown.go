@@ -229,7 +229,7 @@ func markdownDiff(b *strings.Builder, d *Diff, h func(int) string, o MarkdownOpt
 	}
 	b.WriteString("\n")
 	for _, f := range d.Files {
-		if f.Binary || len(f.Lines) == 0 {
+		if len(f.Lines) == 0 {
 			continue
 		}
 		fmt.Fprintf(b, "%sDiff of %s\n\n", h(2), visible.CodeSpan(f.Path))
