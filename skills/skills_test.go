@@ -171,7 +171,7 @@ func TestApproveImportRunVerify(t *testing.T) {
 	}
 	installed := map[string][]byte{programFile: []byte(readSheet), schemaFile: mustRead(t, filepath.Join(w.Root, "skills", "pending-ids", schemaFile))}
 	if fm.Name != "pending-ids" || fm.Write() || strings.Join(fm.Tools(), " ") != "google-drive.getSheet" || fm.Metadata[metaApprovedBy] != "ana" ||
-		fm.SHA256() != approvalHash(card.SHA256, false, []string{"google-drive.getSheet"}, fm.Approval()) || reviewHash("pending-ids", fm.Description, installed) != card.SHA256 {
+		fm.SHA256() != approvalHash(card.SHA256, false, []string{"google-drive.getSheet"}, fm.Approval(), fm.digest) || reviewHash("pending-ids", fm.Description, installed) != card.SHA256 {
 		t.Errorf("frontmatter %+v", fm)
 	}
 	for _, want := range []string{"## Input", "## Usage", `import pendingIds from "skills/pending-ids";`, "It is read-only"} {
