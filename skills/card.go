@@ -438,6 +438,23 @@ func diffFacts(d *Diff) []fact {
 	var out []fact
 	switch d.Status {
 	case DiffAdded:
+		if r := d.Revoked; r != nil {
+			f := fact{loud: true, parts: []factPart{say("It was REVOKED at the base")}}
+			if r.By != "" {
+				f.parts = append(f.parts, say(" by "), value(r.By))
+			}
+			if at := (Approval{At: r.At}).when(); at != "" {
+				f.parts = append(f.parts, say(" on "), value(at))
+			}
+			if r.Reason != "" {
+				f.parts = append(f.parts, say(", because: "), value(r.Reason))
+			}
+			f.parts = append(f.parts, say(". This change brings it back"))
+			if d.RevokedApproval {
+				f.parts = append(f.parts, say(" WITH THE APPROVAL THAT WAS REVOKED: merged, it runs again without a new approval"))
+			}
+			return []fact{f, {parts: []factPart{say("There is no approved version to compare with.")}}}
+		}
 		return []fact{{parts: []factPart{say("A NEW skill: there is no approved version to compare with.")}}}
 	case DiffRemoved:
 		return []fact{{loud: true, parts: []factPart{say("REMOVED: the approved skill is gone (revoked). Programs and skills that import it fail; hosts no longer list it.")}}}
@@ -663,6 +680,9 @@ func (d *GitDiff) Render() string {
 		note := ch.Diff.Status
 		if ch.Diff.Grant != nil && ch.Diff.Grant.Widened {
 			note += ", ASKS FOR WRITE ACCESS"
+		}
+		if ch.Diff.Revoked != nil {
+			note += ", REVOKED AT THE BASE: brought back"
 		}
 		fmt.Fprintf(&b, "  %-30s %s\n", visible.Line(ch.Diff.Name), note)
 	}

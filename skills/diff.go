@@ -41,6 +41,13 @@ type Diff struct {
 	Examples []ExampleChange `json:"examples,omitempty"`
 	// Files are the files that differ, with their line diffs.
 	Files []FileDiff `json:"files,omitempty"`
+	// Revoked is set for a skill added against a base where a skill of
+	// that name was revoked (skills diff): this change brings it back.
+	// RevokedApproval says that it carries the very approval that was
+	// revoked (its folder moved back): merged, it would run again without
+	// anyone approving it anew.
+	Revoked         *Revocation `json:"revoked,omitempty"`
+	RevokedApproval bool        `json:"revokedApproval,omitempty"`
 }
 
 // Statuses of a Diff, a FileDiff and an ExampleChange.

@@ -218,6 +218,9 @@ func (w Workspace) checkApproved(name string, fm *Frontmatter) (map[string][]byt
 		return nil, fmt.Errorf("skills/%s/SKILL.md records no %s, so nothing says what was approved: %s", name, metaSHA256, reapproveHint(name))
 	}
 	if ok, _ := matchesApproval(name, fm, files); ok {
+		if r := w.revokedApproval(name, fm); r != nil {
+			return nil, fmt.Errorf("%s: its files were put back, but the approval they carry is the one that was revoked; a person must approve it again: %s", revokedMessage(name, r), reapproveHint(name))
+		}
 		return files, nil
 	}
 	return nil, &mismatchError{name: name, changes: changes(files, fm), claim: approvalClaim(fm), changed: changedFiles(files, fm)}

@@ -338,6 +338,8 @@ func (d *GitDiff) summary() string {
 	for _, ch := range d.Skills {
 		what := ch.Diff.Status
 		switch {
+		case ch.Diff.Status == DiffAdded && ch.Diff.Revoked != nil:
+			what = "**REVOKED at the base, brought back**"
 		case ch.Diff.Status == DiffAdded:
 			what = "new skill"
 		case ch.Diff.Status == DiffRemoved:
