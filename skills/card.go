@@ -684,6 +684,9 @@ func (d *GitDiff) Render() string {
 		if ch.Diff.Revoked != nil {
 			note += ", REVOKED AT THE BASE: brought back"
 		}
+		if ch.Diff.Status == DiffAdded && ch.Card != nil && ch.Card.Write {
+			note += ", WITH WRITE ACCESS"
+		}
 		fmt.Fprintf(&b, "  %-30s %s\n", visible.Line(ch.Diff.Name), note)
 	}
 	for _, ch := range d.Skills {

@@ -340,6 +340,8 @@ func (d *GitDiff) summary() string {
 		switch {
 		case ch.Diff.Status == DiffAdded && ch.Diff.Revoked != nil:
 			what = "**REVOKED at the base, brought back**"
+		case ch.Diff.Status == DiffAdded && ch.Card != nil && ch.Card.Write:
+			what = "new skill, **WITH WRITE ACCESS**"
 		case ch.Diff.Status == DiffAdded:
 			what = "new skill"
 		case ch.Diff.Status == DiffRemoved:
