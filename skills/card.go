@@ -173,6 +173,24 @@ func (w Workspace) card(name string, note bool) (*Card, error) {
 	return nil, w.notPending(name)
 }
 
+// approvalInChange reports whether the card is of an approved skill
+// compared with a git base (skills diff) whose approval record is not the
+// base's: the change wrote it, and it names whoever ran `skills approve`
+// on the branch as their git configuration names them, or whatever a hand
+// edit put there. It is a claim of the change, not an approval by the
+// person it names.
+func (c *Card) approvalInChange() bool {
+	d := c.SinceApproved
+	if c.Status != StatusApproved || c.Approval == nil || d == nil {
+		return false
+	}
+	b := d.BaseApproval
+	return b == nil || b.By != c.Approval.By || b.At != c.Approval.At || b.Commit != c.Approval.Commit
+}
+
+// approvalInChangeNote says what an approval recorded in a change is.
+const approvalInChangeNote = "a claim of this change, not a review: whoever ran `mcpcode skills approve` on the branch, as their git configuration names them; the review of this change is the approval"
+
 // approvedVersion reads an approved skill as a diff compares it: its
 // files, and the grant and tools its SKILL.md records.
 func (w Workspace) approvedVersion(name string) (*skillVersion, error) {
@@ -281,7 +299,10 @@ func (c *Card) Render() string {
 			access = "GRANTED WRITE by a person"
 		}
 		fmt.Fprintf(&b, "Approved skill (proposed by %s). It is %s and runs with the caller's permissions.\n", visible.Line(dash(c.ProposedBy)), access)
-		if c.Approval != nil {
+		switch {
+		case c.approvalInChange():
+			fmt.Fprintf(&b, "Approval recorded in this change: %s (%s).\n", visible.Line(c.Approval.String()), approvalInChangeNote)
+		case c.Approval != nil:
 			fmt.Fprintf(&b, "Approved by %s.\n", visible.Line(c.Approval.String()))
 		}
 	default:

@@ -83,7 +83,10 @@ func (c *Card) Markdown(o MarkdownOptions) string {
 			access = "**WRITE granted by a person**"
 		}
 		fmt.Fprintf(&b, "- **Status:** approved; %s; runs with the caller's permissions\n", access)
-		if c.Approval != nil {
+		switch {
+		case c.approvalInChange():
+			fmt.Fprintf(&b, "- **Approval recorded in this change:** %s (%s)\n", markdownApproval(*c.Approval), approvalInChangeNote)
+		case c.Approval != nil:
 			fmt.Fprintf(&b, "- **Approved by:** %s\n", markdownApproval(*c.Approval))
 		}
 		fmt.Fprintf(&b, "- **Proposed by:** %s\n", visible.CodeSpan(dash(c.ProposedBy)))
