@@ -285,23 +285,31 @@ type SkillTool struct {
 	Write bool `json:"write"`
 }
 
-// SkillTools returns the approved skills that can run, sorted by name;
-// skills with a problem (unreadable SKILL.md) are left out.
+// SkillTools returns the approved skills that can run, sorted by name:
+// skills with a problem (unreadable SKILL.md) are left out, and so are
+// skills that do not match their approval (an edited description, schema
+// or grant, a revoked approval put back): what a host's model reads of a
+// skill is what a person approved.
 func (w *Workspace) SkillTools() ([]SkillTool, error) {
 	entries, err := w.ListSkills()
 	if err != nil {
 		return nil, err
 	}
+	policy := w.SkillStore().Policy()
 	var out []SkillTool
 	for _, e := range entries {
 		if e.Status != skills.StatusApproved || e.Problem != "" {
 			continue
 		}
-		schema, err := os.ReadFile(path.Join(w.Skills(), e.Name, "input.schema.json"))
-		if err != nil || !json.Valid(schema) {
+		grant, err := policy.Skill(e.Name)
+		if err != nil {
+			continue
+		}
+		schema := json.RawMessage(grant.InputSchema)
+		if !json.Valid(schema) {
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
-		out = append(out, SkillTool{Name: e.Name, Description: e.Description, InputSchema: schema, Write: e.Write})
+		out = append(out, SkillTool{Name: e.Name, Description: e.Description, InputSchema: schema, Write: grant.Write})
 	}
 	return out, nil
 }
