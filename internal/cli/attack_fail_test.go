@@ -57,3 +57,55 @@ func mustReadFile(t *testing.T, p string) []byte {
 	}
 	return data
 }
+
+// TestAttackSkillNamesCannotCommandTheRunner: a pull request controls the
+// names of the directories under skills/ and what SKILL.md says (who
+// approved). Written to end a workflow command and start others
+// (stop-commands hides every annotation after it, add-mask hides text
+// from the log, error and warning add annotations of their own), they
+// stay inside the one line of their problem: every line verify prints
+// that GitHub's runner reads as a command is an ::error of mcpcode's. The
+// runner also reads the legacy form "##[command]data" anywhere in a line,
+// not only at its start (actions/runner, ActionCommand.TryParse): verify
+// listed "ok skills/NAME approved by ##[stop-commands]x" and every
+// annotation after it was dropped.
+func TestAttackSkillNamesCannotCommandTheRunner(t *testing.T) {
+	t.Parallel()
+	ta := newTestApp(t)
+	ws := t.TempDir()
+	mcptest.CopyDemoTree(t, ws)
+	demo := filepath.Join(moduleRoot(t), "examples", "demo")
+	writeFile(t, filepath.Join(ws, "mcp.json"), string(mustReadFile(t, filepath.Join(demo, "mcp.json"))))
+	for _, name := range []string{"x\n::stop-commands::tok\n::add-mask::Verify", "y,title=ok::\r\n  ::notice::all good", "z##[stop-commands]tok"} {
+		writeFile(t, filepath.Join(ws, "skills", name, "SKILL.md"), "---\nname: x\ndescription: x\n---\n")
+	}
+	// An approved skill that verifies, whose SKILL.md names as approver a
+	// legacy command that stops the runner reading the rest.
+	for _, f := range []string{"SKILL.md", "index.ts", "input.schema.json", "examples/1.json"} {
+		writeFile(t, filepath.Join(ws, "skills", "pending-orders", f), string(mustReadFile(t, filepath.Join(demo, "skills", "pending-orders", f))))
+	}
+	md := filepath.Join(ws, "skills", "pending-orders", "SKILL.md")
+	writeFile(t, md, strings.Replace(string(mustReadFile(t, md)), "mcpcode-approved-by: the demo", "mcpcode-approved-by: the demo ##[stop-commands]tok2", 1))
+	if code := ta.run("skills", "verify", "--dir", ws, "--format", "github"); code != exitFailure {
+		t.Fatalf("exit %d\n%s%s", code, ta.stdout, ta.stderr)
+	}
+	errors := 0
+	for _, l := range strings.Split(ta.stdout.String()+ta.stderr.String(), "\n") {
+		l = strings.TrimLeft(l, " \t")
+		switch {
+		case strings.HasPrefix(l, "::error file="):
+			errors++
+			if strings.Contains(l, "\r") {
+				t.Errorf("a raw CR in %q", l)
+			}
+		case strings.HasPrefix(l, "::"):
+			t.Errorf("a command that is not mcpcode's annotation: %q", l)
+		}
+		if strings.Contains(l, "##[") {
+			t.Errorf("a legacy command in %q", l)
+		}
+	}
+	if errors < 2 {
+		t.Errorf("%d annotations:\n%s", errors, ta.stdout)
+	}
+}
