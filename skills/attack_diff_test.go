@@ -3,6 +3,7 @@ package skills
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Attacks on the reviewers' flow (issue 23): a hostile proposal, a hostile
@@ -39,5 +40,36 @@ func TestAttackUnreadableByteCannotHideTheDiff(t *testing.T) {
 		if strings.Contains(md, junk) {
 			t.Errorf("%q: the card holds the byte raw", junk)
 		}
+	}
+}
+
+// TestAttackLongLineCannotHideInTheTerminalCard: the terminal card
+// printed each line of the program whole, so code after a few thousand
+// spaces sat far to the right, past what a reviewer's pager shows (less
+// -S) or reads; the Markdown card already broke such lines. Every line of
+// the terminal card is at most the card's width (plus its margins), the
+// rest of a long line on lines marked ↪, and the diff's lines too.
+func TestAttackLongLineCannotHideInTheTerminalCard(t *testing.T) {
+	w := demoWorkspace(t)
+	propose(t, w, "lead-status", readLead)
+	if _, err := approve(w, "lead-status", ApproveOptions{ApprovedBy: "Ana", ApprovedAt: fixedNow()}); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Replace(readLead, "  return lead.Status;", "  return lead.Status;"+strings.Repeat(" ", 3000)+"/* hidden-ZZQ */", 1)
+	if _, err := w.Propose(ProposeOptions{Name: "lead-status", Description: "Does lead-status.", Rationale: "x", Program: []byte(long), Now: fixedNow}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := w.Show("lead-status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := c.Render()
+	for _, l := range strings.Split(text, "\n") {
+		if n := utf8.RuneCountInString(l); n > MarkdownWidth+40 {
+			t.Errorf("a line of %d runes in the terminal card: %.60q…", n, l)
+		}
+	}
+	if strings.Count(text, "hidden-ZZQ") != 2 {
+		t.Errorf("the long line's end is not shown (in the program and in its diff):\n%s", text)
 	}
 }

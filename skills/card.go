@@ -416,7 +416,9 @@ func renderDiffText(b *strings.Builder, d *Diff) {
 		}
 		fmt.Fprintf(b, "\n  Diff of %s:\n", visible.Line(f.Path))
 		for _, l := range f.Lines {
-			fmt.Fprintf(b, "    %s\n", visible.Line(l))
+			for _, piece := range visible.WrapLine(l, MarkdownWidth, diffContinuation(l)) {
+				fmt.Fprintf(b, "    %s\n", piece)
+			}
 		}
 	}
 }
@@ -607,17 +609,33 @@ func clipRunes(s string, n int) string {
 	return string([]rune(s)[:n]) + "…"
 }
 
+// diffContinuation starts the pieces of a diff line broken because it is
+// long: its +/- marker, so that the rest of an added line reads as added.
+func diffContinuation(l string) string {
+	if l != "" && strings.ContainsRune("+- ", rune(l[0])) {
+		return l[:1] + "↪ "
+	}
+	return "↪ "
+}
+
 // renderSource writes a file's lines, numbered, split where JavaScript
-// ends a line; a line that ends otherwise than with a newline says so.
+// ends a line and broken when longer than MarkdownWidth (the pieces marked
+// ↪), so that nothing hides far to the right; a line that ends otherwise
+// than with a newline says so.
 func renderSource(b *strings.Builder, title, src string) {
-	lines := visible.Lines(src)
-	fmt.Fprintf(b, "\n%s%d lines, %d bytes):\n", title, len(lines), len(src))
-	for i, l := range lines {
+	fmt.Fprintf(b, "\n%s%d lines, %d bytes):\n", title, len(visible.Lines(src)), len(src))
+	n := 0
+	for _, l := range visible.WrappedLines(src, MarkdownWidth) {
+		prefix := "   ↪ │ "
+		if !l.Continued {
+			n++
+			prefix = fmt.Sprintf("%4d │ ", n)
+		}
 		end := ""
 		if l.End != "" {
 			end = "  ⏎ (line ends with " + l.End + ")"
 		}
-		fmt.Fprintf(b, "%4d │ %s%s\n", i+1, l.Text, end)
+		fmt.Fprintf(b, "%s%s%s\n", prefix, l.Text, end)
 	}
 }
 

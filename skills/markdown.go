@@ -240,11 +240,7 @@ func markdownDiff(b *strings.Builder, d *Diff, h func(int) string, o MarkdownOpt
 		for _, l := range f.Lines {
 			// A broken line's pieces keep its diff marker, so that the
 			// rest of an added line reads (and is coloured) as added.
-			cont := "↪ "
-			if l != "" && strings.ContainsRune("+- ", rune(l[0])) {
-				cont = l[:1] + cont
-			}
-			lines = append(lines, visible.WrapLine(l, MarkdownWidth, cont)...)
+			lines = append(lines, visible.WrapLine(l, MarkdownWidth, diffContinuation(l))...)
 		}
 		writeClippedBlock(b, "diff", lines, o.MaxLines, true)
 	}
