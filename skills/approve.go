@@ -73,7 +73,7 @@ func (w Workspace) Approve(name string, opts ApproveOptions) (*Approved, error) 
 	if err != nil {
 		return nil, fmt.Errorf("refused: %w", err)
 	}
-	if err := w.checkReviewed(name, reviewHash(name, p.Description, files), opts.SHA256); err != nil {
+	if err := w.checkReviewed(name, proposalHash(reviewHash(name, p.Description, files), p), opts.SHA256); err != nil {
 		return nil, err
 	}
 	// Analyse again now: the tree may have changed since the proposal.

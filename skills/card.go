@@ -119,6 +119,7 @@ func (w Workspace) card(name string, note bool) (*Card, error) {
 			Tools: p.Tools, Dynamic: p.Dynamic, Skills: p.Skills, InputSchema: p.InputSchema,
 			Changed: hashOf(program) != p.SHA256, UpdatesApproved: approved && pending}
 		c.fill(name, p.Description, files)
+		c.SHA256 = proposalHash(c.SHA256, p)
 		if c.Changed {
 			// Show what is there now, analysed afresh, so nothing hides.
 			if a, err := w.analyze(context.Background(), filepath.Join(dir, programFile), program, name); err == nil {
@@ -171,6 +172,14 @@ func (w Workspace) card(name string, note bool) (*Card, error) {
 		return c, nil
 	}
 	return nil, w.notPending(name)
+}
+
+// hashCovers says what the card's hash covers.
+func (c *Card) hashCovers() string {
+	if c.Status == StatusApproved {
+		return "the name, description and every file above"
+	}
+	return "the name, description, why, who proposed it and every file above"
 }
 
 // approvalInChange reports whether the card is of an approved skill
@@ -380,7 +389,7 @@ func (c *Card) Render() string {
 		renderSource(&b, "File "+visible.Line(f.Path)+" (", f.Content)
 	}
 	b.WriteString(rule + "\n")
-	fmt.Fprintf(&b, "sha256 %s (the name, description and every file above)\n", c.SHA256)
+	fmt.Fprintf(&b, "sha256 %s (%s)\n", c.SHA256, c.hashCovers())
 	switch {
 	case c.Status == StatusPending:
 		fmt.Fprintf(&b, "Approve: %s\nDismiss: mcpcode skills dismiss %s\n", c.Approve, c.Name)

@@ -66,6 +66,15 @@ func reviewHash(name, description string, files map[string][]byte) string {
 	return hashOf([]byte(b.String()))
 }
 
+// proposalHash is the hash a proposal's card prints and approving it
+// checks: the review hash and what else of the proposal approval writes
+// into SKILL.md (why it exists, who proposed it), so that proposing again
+// with the same files and another text after the card was read does not
+// get that text approved.
+func proposalHash(review string, p *Proposal) string {
+	return hashOf(fmt.Appendf(nil, "mcpcode proposal v1\nreview %s\nrationale %q\nproposed-by %q\n", review, p.Rationale, p.ProposedBy))
+}
+
 // approvalHash is the hash SKILL.md records: the review hash, the grant,
 // the approval's record and the digest of the rest of SKILL.md.
 func approvalHash(review string, write bool, tools []string, rec Approval, skillMD string) string {

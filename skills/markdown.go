@@ -191,7 +191,7 @@ func (c *Card) Markdown(o MarkdownOptions) string {
 	}
 
 	b.WriteString("---\n\n")
-	fmt.Fprintf(&b, "**sha256** %s (the name, description and every file above)\n\n", visible.CodeSpan(c.SHA256))
+	fmt.Fprintf(&b, "**sha256** %s (%s)\n\n", visible.CodeSpan(c.SHA256), c.hashCovers())
 	switch {
 	case c.Status == StatusPending:
 		fmt.Fprintf(&b, "**Approve:** %s  \n**Dismiss:** %s\n", visible.CodeSpan(c.Approve), visible.CodeSpan("mcpcode skills dismiss "+c.Name))
