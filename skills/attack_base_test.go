@@ -59,3 +59,44 @@ func TestAttackHostileBaseIsNotFollowed(t *testing.T) {
 		t.Errorf("base problems: %q", problems)
 	}
 }
+
+// TestAttackSkillsFolderLinkedOutside: a pull request that makes skills/
+// a symbolic link (to a directory of the CI runner, say) had skills diff
+// list every directory there as a skill, names and all, in the comment
+// and the job's summary, and verify annotate each of them. Both say that
+// skills/ is a link, and nothing of what it leads to.
+func TestAttackSkillsFolderLinkedOutside(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is needed for this test: install git")
+	}
+	outside := t.TempDir()
+	writeFile(t, filepath.Join(outside, "SECRET-DIR", "x"), "x")
+	w := demoWorkspace(t)
+	propose(t, w, "lead-status", readLead)
+	if _, err := approve(w, "lead-status", ApproveOptions{ApprovedBy: "Ana", ApprovedAt: fixedNow()}); err != nil {
+		t.Fatal(err)
+	}
+	git(t, w.Root, "init", "-q", "-b", "main")
+	git(t, w.Root, "add", ".")
+	git(t, w.Root, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "-m", "base")
+	if err := os.RemoveAll(filepath.Join(w.Root, SkillsDir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(w.Root, SkillsDir)); err != nil {
+		t.Fatal(err)
+	}
+	d, err := w.DiffGit(context.Background(), "main")
+	if err == nil {
+		raw, _ := json.Marshal(d)
+		t.Errorf("skills diff through a linked skills/: %s", raw)
+	} else if !strings.Contains(err.Error(), "skills is a symbolic link") {
+		t.Errorf("error: %v", err)
+	}
+	v, err := w.VerifyAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw, _ := json.Marshal(v); len(v.Problems) != 1 || strings.Contains(string(raw), "SECRET-DIR") {
+		t.Errorf("verify through a linked skills/: %s", raw)
+	}
+}

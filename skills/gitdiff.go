@@ -55,6 +55,9 @@ func (w Workspace) DiffGit(ctx context.Context, base string) (*GitDiff, error) {
 	if base == "" || strings.HasPrefix(base, "-") || strings.ContainsAny(base, "\x00\n") {
 		return nil, fmt.Errorf("--base %q is not a git revision: give a branch, tag or commit, like origin/main", base)
 	}
+	if err := w.noSymlinkDirs(); err != nil {
+		return nil, fmt.Errorf("refused: %w", err) // skills/ itself: nothing in it is listed
+	}
 	g, err := openRepo(ctx, w.Root)
 	if err != nil {
 		return nil, err
