@@ -57,6 +57,9 @@ type Card struct {
 	// Approval is who approved an approved skill, when and at which
 	// commit, as its SKILL.md records it.
 	Approval *Approval `json:"approval,omitempty"`
+	// TypeCheck, on a proposal's card, says that its program type-checked
+	// when it was proposed, and against which tree; nil when it was not.
+	TypeCheck *TypeCheck `json:"typeCheck,omitempty"`
 	// Approve is the command that approves what the card shows ("" for a
 	// dismissed proposal).
 	Approve string `json:"approve,omitempty"`
@@ -117,7 +120,7 @@ func (w Workspace) card(name string, note bool) (*Card, error) {
 		c := &Card{Name: name, Status: status, Description: p.Description, Rationale: p.Rationale,
 			ProposedBy: p.ProposedBy, ProposedAt: p.ProposedAt.Format("2006-01-02 15:04 MST"),
 			Tools: p.Tools, Dynamic: p.Dynamic, Skills: p.Skills, InputSchema: p.InputSchema,
-			Changed: hashOf(program) != p.SHA256, UpdatesApproved: approved && pending}
+			Changed: hashOf(program) != p.SHA256, UpdatesApproved: approved && pending, TypeCheck: p.TypeCheck}
 		c.fill(name, p.Description, files)
 		c.SHA256 = proposalHash(c.SHA256, p)
 		if c.Changed {
@@ -361,6 +364,9 @@ func (c *Card) Render() string {
 	}
 	if len(c.Skills) > 0 {
 		fmt.Fprintf(&b, "\nSkills it uses: %s\n", strings.Join(c.Skills, ", "))
+	}
+	if c.Status != StatusApproved {
+		b.WriteString("\n" + c.TypeCheck.line() + "\n")
 	}
 	b.WriteString("\nInput schema:\n")
 	if len(bytes.TrimSpace(c.InputSchema)) == 0 {
@@ -751,4 +757,16 @@ func (d *GitDiff) Render() string {
 		}
 	}
 	return b.String()
+}
+
+// line says on a card whether the proposed program type-checked.
+func (t *TypeCheck) line() string {
+	if t == nil {
+		return "Type check: none recorded (no TypeScript compiler was found when it was proposed)."
+	}
+	tree := "a workspace with no generated tree"
+	if t.Tree != "" {
+		tree = "the tree version " + visible.Line(shortHash(t.Tree)) + " (SHA-256 of .mcpcode/manifest.json)"
+	}
+	return fmt.Sprintf("Type check: the program type-checked with %s against %s when it was proposed.", visible.Line(t.Compiler), tree)
 }

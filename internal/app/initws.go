@@ -315,7 +315,10 @@ Use them through code instead of calling tools one by one:
    their input and output types.
 3. Write a short program that imports them, filters and joins data in code,
    and logs or returns only what you need; run it with
-   ` + "`mcpcode run prog.ts`" + `. Large results stay in the program.
+   ` + "`mcpcode run --check prog.ts`" + `: it is type-checked against the tools'
+   types first (with TypeScript installed: ` + "`npm i -D typescript@7`" + `), so a
+   mistake is reported before any tool is called. Large results stay in the
+   program.
 4. Files that should outlive a run go to workspace/ (import from
    "mcpcode:fs").
 5. When a program is worth keeping, propose it as a skill:

@@ -13,13 +13,27 @@ import (
 // bundles one (propose, show, approve, verify) bundles it where a crash or a
 // hang costs nothing.
 
-// Propose records a program as a pending proposal; nothing runs.
+// Propose records a program as a pending proposal; nothing runs. When a
+// TypeScript compiler is found the program must type-check as the skill it
+// would be (the error is a *TypeErrors), and the proposal records that it
+// did, against which tree.
 func (w *Workspace) Propose(o skills.ProposeOptions) (*skills.ProposeResult, error) {
+	tc, err := w.checkProposal(context.Background(), o.Name, o.Program)
+	if err != nil {
+		return nil, err
+	}
+	o.TypeCheck = tc
 	return w.SkillStore().Propose(o)
 }
 
-// ProposeGit commits a proposal, laid out as approved, on a new branch.
+// ProposeGit commits a proposal, laid out as approved, on a new branch;
+// like Propose, it refuses a program that does not type-check.
 func (w *Workspace) ProposeGit(ctx context.Context, o skills.ProposeOptions) (*skills.GitProposal, error) {
+	tc, err := w.checkProposal(ctx, o.Name, o.Program)
+	if err != nil {
+		return nil, err
+	}
+	o.TypeCheck = tc
 	return w.SkillStore().ProposeGit(ctx, o)
 }
 

@@ -21,6 +21,9 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // the work failed (a server, a program, a check)
 	exitUsage   = 2 // bad flags, arguments or configuration
+	// exitTypeErrors: the program does not type-check (check, run --check,
+	// skills propose); nothing of it ran.
+	exitTypeErrors = 3
 )
 
 // cli carries what every command needs: its streams, a context that ends
@@ -51,6 +54,7 @@ func commands() []command {
 		{name: "tools", summary: "list the tools of the servers", run: cmdTools},
 		{name: "gen", summary: "generate the typed TypeScript tree (servers/) from the servers", run: cmdGen},
 		{name: "run", summary: "run a TypeScript program against the tree, sandboxed", run: cmdRun},
+		{name: "check", summary: "type-check a program against the tree without running it", run: cmdCheck},
 		{name: "skills", summary: "propose, review, approve and verify skills", run: cmdSkills},
 		{name: "serve", summary: "serve the workspace to agent hosts as one MCP server (stdio or HTTP)", run: cmdServe},
 		{name: "audit", summary: "show the recorded runs and their tool calls", run: cmdAudit},
@@ -115,7 +119,7 @@ func (a *cli) usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, `Run "mcpcode <command> -h" for the flags of a command.`)
-	fmt.Fprintln(w, "Exit codes: 0 ok, 1 failure, 2 usage or configuration error.")
+	fmt.Fprintln(w, "Exit codes: 0 ok, 1 failure, 2 usage or configuration error, 3 the program does not type-check.")
 }
 
 // flags returns a flag set whose -h prints the command's usage line, its

@@ -111,7 +111,8 @@ func (c *skillsCmd) parseName(a *cli, args []string) (ws *app.Workspace, name st
 func cmdSkillsPropose(a *cli, args []string) int {
 	c := a.skillsCommand("propose", "--name NAME --description TEXT --rationale TEXT [--input-schema FILE] [--git] PROGRAM.ts",
 		"Checks a program without running it (name, description, input schema; it must bundle against the\n"+
-			"tree, approved skills and mcpcode: modules) and stores it as a pending proposal in\n"+
+			"tree, approved skills and mcpcode: modules, and type-check when a TypeScript compiler is found:\n"+
+			"see mcpcode check) and stores it as a pending proposal in\n"+
 			"skills/.proposals/<name>/, replacing a pending proposal of that name. With --git it is instead\n"+
 			"committed, laid out as approved, on a new branch skill/<name>; the working tree is untouched.", false)
 	fs := c.fs
@@ -154,6 +155,9 @@ func cmdSkillsPropose(a *cli, args []string) int {
 	}
 	if *useGit {
 		gp, err := ws.ProposeGit(a.ctx, o)
+		if code, ok := a.typeErrors("skills propose", err); ok {
+			return code
+		}
 		if err != nil {
 			return a.fail("skills propose", err)
 		}
@@ -165,6 +169,9 @@ func cmdSkillsPropose(a *cli, args []string) int {
 		return exitOK
 	}
 	res, err := ws.Propose(o)
+	if code, ok := a.typeErrors("skills propose", err); ok {
+		return code
+	}
 	if err != nil {
 		return a.fail("skills propose", err)
 	}
