@@ -120,7 +120,8 @@ func (w Workspace) reapprove(name string, opts ApproveOptions) (*Approved, error
 	if err != nil {
 		return nil, fmt.Errorf("refused: %w", err)
 	}
-	if err := w.checkReviewed(name, reviewHash(name, fm.Description, files), opts.SHA256); err != nil {
+	review := proposalHash(reviewHash(name, fm.Description, files), &Proposal{Rationale: rationaleOf(body), ProposedBy: fm.Metadata[metaProposedBy]})
+	if err := w.checkReviewed(name, review, opts.SHA256); err != nil {
 		return nil, err
 	}
 	program, ok := files[programFile]

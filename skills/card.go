@@ -143,7 +143,7 @@ func (w Workspace) card(name string, note bool) (*Card, error) {
 		}
 		return c, nil
 	case approved:
-		fm, err := w.readSkillMD(name)
+		fm, body, err := w.readSkillMDBody(name)
 		if err != nil {
 			return nil, err
 		}
@@ -156,8 +156,10 @@ func (w Workspace) card(name string, note bool) (*Card, error) {
 			return nil, fmt.Errorf("skills/%s has no %s", name, programFile)
 		}
 		c := &Card{Name: name, Status: StatusApproved, Description: fm.Description, ProposedBy: fm.Metadata[metaProposedBy],
-			Write: fm.Write(), InputSchema: files[schemaFile]}
+			Rationale: rationaleOf(body), Write: fm.Write(), InputSchema: files[schemaFile]}
 		c.fill(name, fm.Description, files)
+		// Approving it again keeps why it exists and who proposed it.
+		c.SHA256 = proposalHash(c.SHA256, &Proposal{Rationale: c.Rationale, ProposedBy: c.ProposedBy})
 		if _, err := w.checkApproved(name, fm); err != nil {
 			c.Changed, c.Problem = true, err.Error()
 		}
@@ -179,9 +181,6 @@ func (w Workspace) card(name string, note bool) (*Card, error) {
 
 // hashCovers says what the card's hash covers.
 func (c *Card) hashCovers() string {
-	if c.Status == StatusApproved {
-		return "the name, description and every file above"
-	}
 	return "the name, description, why, who proposed it and every file above"
 }
 

@@ -66,11 +66,11 @@ func reviewHash(name, description string, files map[string][]byte) string {
 	return hashOf([]byte(b.String()))
 }
 
-// proposalHash is the hash a proposal's card prints and approving it
-// checks: the review hash and what else of the proposal approval writes
-// into SKILL.md (why it exists, who proposed it), so that proposing again
-// with the same files and another text after the card was read does not
-// get that text approved.
+// proposalHash is the hash a card prints and approving it checks: the
+// review hash and what else approval writes into SKILL.md (why it exists,
+// who proposed it; for an approved skill, what its SKILL.md says of them),
+// so that other text put there after the card was read (proposing again
+// with the same files, an edit of SKILL.md) does not get approved.
 func proposalHash(review string, p *Proposal) string {
 	return hashOf(fmt.Appendf(nil, "mcpcode proposal v1\nreview %s\nrationale %q\nproposed-by %q\n", review, p.Rationale, p.ProposedBy))
 }
