@@ -97,3 +97,29 @@ func TestAttackRevokedSkillBroughtBackInAPullRequest(t *testing.T) {
 		t.Errorf("the summary does not say it was revoked:\n%s", d.summary())
 	}
 }
+
+// TestAttackRevokedCardIsNotStillShown: approving without --sha256
+// approves what `skills show` showed last. That record outlived a
+// revocation: the revoked skill's files copied back were approved again
+// by a bare `skills approve NAME`, on the strength of a card read before
+// it was revoked. Revoking forgets it.
+func TestAttackRevokedCardIsNotStillShown(t *testing.T) {
+	w := demoWorkspace(t)
+	propose(t, w, "pending-ids", readSheet)
+	if _, err := approve(w, "pending-ids", ApproveOptions{ApprovedBy: "Ana", ApprovedAt: fixedNow()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Show("pending-ids"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Revoke("pending-ids", RevokeOptions{By: "Rita", At: fixedNow()}); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(w.Root, SkillsDir, ".revoked", "pending-ids")
+	for _, f := range []string{skillMDFile, programFile} {
+		writeFile(t, filepath.Join(w.Root, SkillsDir, "pending-ids", f), string(mustRead(t, filepath.Join(src, f))))
+	}
+	if _, err := w.Approve("pending-ids", ApproveOptions{ApprovedBy: "Ana", ApprovedAt: fixedNow().Add(3600e9)}); err == nil || !strings.Contains(err.Error(), "show the card first") {
+		t.Errorf("approved again without its card being shown since it was revoked: %v", err)
+	}
+}

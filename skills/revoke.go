@@ -79,6 +79,7 @@ func (w Workspace) Revoke(name string, o RevokeOptions) (*Revoked, error) {
 	if err := os.Rename(w.approvedDir(name), dst); err != nil {
 		return nil, fmt.Errorf("revoking %q: %w", name, err)
 	}
+	w.forgetShown(name) // a card read before the revocation approves nothing after it
 	rec, _ := json.MarshalIndent(Revocation{By: strings.TrimSpace(o.By), At: approvalTime(at), Reason: strings.TrimSpace(o.Reason)}, "", "  ")
 	if err := atomicfile.Write(filepath.Join(dst, revokedRecordFile), append(rec, '\n'), 0o644); err != nil {
 		return nil, fmt.Errorf("revoked, but writing its record failed: %w", err)
