@@ -231,7 +231,7 @@ func (g *gate) permit(ctx context.Context, server, tool string, args json.RawMes
 	}
 	q := &hostQuestion{
 		kind:    questionWrite,
-		request: &mcp.ElicitParams{Message: question(server, tool, value), RequestedSchema: confirmSchema},
+		request: &mcp.ElicitParams{Message: question(server, tool, value) + tokenNote(ctx, server), RequestedSchema: confirmSchema},
 		binding: writeBinding(server, tool, send),
 		write:   &pendingCall{Server: server, Tool: tool, Args: send},
 	}
