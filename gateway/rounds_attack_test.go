@@ -327,6 +327,25 @@ func TestTruncatedSecretSaysWhatToDo(t *testing.T) {
 	}
 }
 
+// TestAttackSecretOfAnotherUserIsRefused: a signing secret that another
+// account created (planted on a shared volume before serve first ran, and
+// read by a serve running as root) is refused, so that account cannot sign
+// confirmations.
+func TestAttackSecretOfAnotherUserIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	s := newStateStore(dir)
+	if _, err := s.sign(roundState{Run: newRunID(), Round: 1}); err != nil {
+		t.Fatalf("signing with a new secret of this user: %v", err)
+	}
+	me := effectiveUID()
+	effectiveUID = func() int { return me + 1 } // the file is now another user's
+	t.Cleanup(func() { effectiveUID = os.Geteuid })
+	s = newStateStore(dir)
+	if _, err := s.sign(roundState{Run: newRunID(), Round: 1}); err == nil || !strings.Contains(err.Error(), "belongs to another user") {
+		t.Errorf("a secret owned by another user: %v, want a refusal that names its owner", err)
+	}
+}
+
 // TestAttackConcurrentAndRepeatedRequestsReplayOnce: a program that makes
 // the same request twice and others at once (Promise.all: the journal
 // holds them in the order they were answered, not made) before its write

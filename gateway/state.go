@@ -212,6 +212,11 @@ func readSecret(path string) ([]byte, os.FileInfo, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, nil, fmt.Errorf("the signing secret %s is not a regular file: remove it, and mcpcode serve creates a new one", path)
 	}
+	if uid, ok := ownerOf(fi); ok && int(uid) != effectiveUID() {
+		// A secret another account put there (a shared volume, a serve run
+		// as root) would let that account sign confirmations.
+		return nil, nil, fmt.Errorf("the signing secret %s belongs to another user (uid %d, not %d): remove it, and mcpcode serve creates a new one", path, uid, effectiveUID())
+	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		return nil, nil, fmt.Errorf("the signing secret %s may be read or written by others (mode %04o): run chmod 600 %s", path, fi.Mode().Perm(), path)
 	}
