@@ -216,7 +216,7 @@ func parse(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 
 // usageError prints a usage problem and returns the usage exit code.
 func (a *cli) usageError(cmd, format string, args ...any) int {
-	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, fmt.Sprintf(format, args...))
+	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, visible.Text(fmt.Sprintf(format, args...)))
 	fmt.Fprintf(a.stderr, "Run \"mcpcode %s -h\" for usage.\n", cmd)
 	return exitUsage
 }
@@ -224,7 +224,7 @@ func (a *cli) usageError(cmd, format string, args ...any) int {
 // configError prints a problem opening the workspace and returns the usage
 // exit code when it is one (a missing or broken mcp.json), else failure.
 func (a *cli) configError(cmd string, err error) int {
-	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, err)
+	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, visible.Text(err.Error()))
 	if app.IsUsage(err) {
 		return exitUsage
 	}
@@ -233,7 +233,9 @@ func (a *cli) configError(cmd string, err error) int {
 
 // fail prints an error of a command and returns the failure exit code.
 func (a *cli) fail(cmd string, err error) int {
-	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, indentRest(err.Error()))
+	// Errors quote untrusted input (a program's line, a file's name, a
+	// server's message): its hidden characters are shown escaped.
+	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, indentRest(visible.Text(err.Error())))
 	return exitFailure
 }
 
