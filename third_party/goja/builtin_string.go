@@ -229,7 +229,14 @@ func (r *Runtime) stringproto_codePointAt(call FunctionCall) Value {
 func (r *Runtime) stringproto_concat(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	strs := make([]String, len(call.Arguments)+1)
-	a, u := devirtualizeString(call.This.toString())
+	strs[0] = call.This.toString()
+	for i, arg := range call.Arguments {
+		strs[i+1] = arg.toString()
+	}
+	if s := concatBuffered(strs); s != nil {
+		return s
+	}
+	a, u := devirtualizeString(strs[0])
 	allAscii := true
 	totalLen := 0
 	if u == nil {
@@ -240,8 +247,8 @@ func (r *Runtime) stringproto_concat(call FunctionCall) Value {
 		totalLen = u.Length()
 		allAscii = false
 	}
-	for i, arg := range call.Arguments {
-		a, u := devirtualizeString(arg.toString())
+	for i := range call.Arguments {
+		a, u := devirtualizeString(strs[i+1])
 		if u != nil {
 			allAscii = false
 			totalLen += u.Length()
@@ -463,6 +470,9 @@ func (r *Runtime) stringproto_normalize(call FunctionCall) Value {
 		panic(r.newError(r.getRangeError(), "The normalization form should be one of NFC, NFD, NFKC, NFKD"))
 	}
 
+	if b, ok := s.(*bufString); ok {
+		s = b.flat()
+	}
 	switch s := s.(type) {
 	case asciiString:
 		return s

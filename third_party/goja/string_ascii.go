@@ -291,6 +291,9 @@ func (s asciiString) Equals(other Value) bool {
 }
 
 func (s asciiString) StrictEquals(other Value) bool {
+	if b, ok := other.(*bufString); ok {
+		other = b.flat()
+	}
 	if otherStr, ok := other.(asciiString); ok {
 		return s == otherStr
 	}

@@ -107,6 +107,9 @@ func (i *importedString) Equals(other Value) bool {
 }
 
 func (i *importedString) StrictEquals(other Value) bool {
+	if b, ok := other.(*bufString); ok {
+		other = b.flat()
+	}
 	switch otherStr := other.(type) {
 	case asciiString:
 		if i.u != nil {

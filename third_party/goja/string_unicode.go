@@ -434,6 +434,9 @@ func (s unicodeString) Equals(other Value) bool {
 }
 
 func (s unicodeString) StrictEquals(other Value) bool {
+	if b, ok := other.(*bufString); ok {
+		other = b.flat()
+	}
 	if otherStr, ok := other.(unicodeString); ok {
 		return s.equals(otherStr)
 	}

@@ -1279,7 +1279,7 @@ func (_add) exec(vm *vm) {
 		if !isRightString {
 			rightString = right.toString()
 		}
-		ret = leftString.Concat(rightString)
+		ret = concatString(leftString, rightString)
 	} else {
 		switch left := left.(type) {
 		case valueInt:
@@ -5261,6 +5261,12 @@ type concatStrings int
 
 func (n concatStrings) exec(vm *vm) {
 	strs := vm.stack[vm.sp-int(n) : vm.sp]
+	if s := concatBufferedValues(strs); s != nil {
+		vm.sp -= int(n) - 1
+		vm.stack[vm.sp-1] = s
+		vm.pc++
+		return
+	}
 	length := 0
 	allAscii := true
 	for i, s := range strs {
