@@ -378,10 +378,12 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 	o := call.This.ToObject(r)
 
 	var compareFn func(FunctionCall) Value
+	var compareObj *Object
 	arg := call.Argument(0)
 	if arg != _undefined {
 		if arg, ok := call.Argument(0).(*Object); ok {
 			compareFn, _ = arg.self.assertCallable()
+			compareObj = arg
 		}
 		if compareFn == nil {
 			panic(r.NewTypeError("The comparison function must be either a function or undefined"))
@@ -401,7 +403,9 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 			compare: compareFn,
 		}
 
-		sort.Stable(&ctx)
+		if a, ok := s.(*arrayObject); !ok || !ctx.sortArray(a, compareObj) {
+			sort.Stable(&ctx)
+		}
 	} else {
 		length := toLength(o.self.getStr("length", nil))
 		a := make([]Value, 0, length)
