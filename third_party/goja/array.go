@@ -18,8 +18,14 @@ type arrayIterObject struct {
 }
 
 func (ai *arrayIterObject) next() Value {
+	value, done := ai.step()
+	return ai.val.runtime.createIterResultObject(value, done)
+}
+
+// step is next without the result object (array_iter.go).
+func (ai *arrayIterObject) step() (Value, bool) {
 	if ai.obj == nil {
-		return ai.val.runtime.createIterResultObject(_undefined, true)
+		return _undefined, true
 	}
 	if ta, ok := ai.obj.self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
@@ -28,12 +34,12 @@ func (ai *arrayIterObject) next() Value {
 	index := ai.nextIdx
 	if index >= l {
 		ai.obj = nil
-		return ai.val.runtime.createIterResultObject(_undefined, true)
+		return _undefined, true
 	}
 	ai.nextIdx++
 	idxVal := valueInt(index)
 	if ai.kind == iterationKindKey {
-		return ai.val.runtime.createIterResultObject(idxVal, false)
+		return idxVal, false
 	}
 	elementValue := nilSafe(ai.obj.self.getIdx(idxVal, nil))
 	var result Value
@@ -42,7 +48,7 @@ func (ai *arrayIterObject) next() Value {
 	} else {
 		result = ai.val.runtime.newArrayValues([]Value{idxVal, elementValue})
 	}
-	return ai.val.runtime.createIterResultObject(result, false)
+	return result, false
 }
 
 func (r *Runtime) createArrayIterator(iterObj *Object, kind iterationKind) Value {

@@ -126,6 +126,7 @@ type global struct {
 
 	IteratorPrototype             *Object
 	ArrayIteratorPrototype        *Object
+	arrayIterNext                 *Object // the built-in %ArrayIteratorPrototype%.next (array_iter.go)
 	MapIteratorPrototype          *Object
 	SetIteratorPrototype          *Object
 	StringIteratorPrototype       *Object
@@ -2699,6 +2700,7 @@ func (r *Runtime) getV(v Value, p Value) Value {
 type iteratorRecord struct {
 	iterator *Object
 	next     func(FunctionCall) Value
+	array    *arrayIterObject // set when next is the built-in one of an array iterator (array_iter.go)
 }
 
 func (r *Runtime) getIterator(obj Value, method func(FunctionCall) Value) *iteratorRecord {
@@ -2714,16 +2716,19 @@ func (r *Runtime) getIterator(obj Value, method func(FunctionCall) Value) *itera
 	}))
 
 	var next func(FunctionCall) Value
+	var array *arrayIterObject
 
 	if obj, ok := iter.self.getStr("next", nil).(*Object); ok {
 		if call, ok := obj.self.assertCallable(); ok {
 			next = call
 		}
+		array = r.builtinArrayIterator(iter, obj)
 	}
 
 	return &iteratorRecord{
 		iterator: iter,
 		next:     next,
+		array:    array,
 	}
 }
 
@@ -2760,6 +2765,9 @@ func (ir *iteratorRecord) iterate(step func(Value)) {
 
 func (ir *iteratorRecord) step() (value Value, ex *Exception) {
 	r := ir.iterator.runtime
+	if ir.array != nil {
+		return ir.stepArray()
+	}
 	ex = r.vm.try(func() {
 		res := r.toObject(ir.next(FunctionCall{This: ir.iterator}))
 		done := iteratorComplete(res)
@@ -2782,11 +2790,13 @@ func (ir *iteratorRecord) returnIter() {
 	}
 	ir.iterator = nil
 	ir.next = nil
+	ir.array = nil
 }
 
 func (ir *iteratorRecord) close() {
 	ir.iterator = nil
 	ir.next = nil
+	ir.array = nil
 }
 
 // ForOf is a Go equivalent of for-of loop. The function panics if an exception is thrown at any point

@@ -57,7 +57,7 @@ func runWithAllocBudget(t *testing.T, vm *Runtime, src string, budget uint64) Va
 				return
 			case <-tick.C:
 				if allocatedBytes()-start > budget {
-					vm.Interrupt(fmt.Sprintf("allocated more than %d bytes: concatenation is not linear", budget))
+					vm.Interrupt(fmt.Sprintf("allocated more than %d bytes", budget))
 					return
 				}
 			}
@@ -71,7 +71,7 @@ func runWithAllocBudget(t *testing.T, vm *Runtime, src string, budget uint64) Va
 		t.Fatalf("run: %v (allocated %d bytes)", err, used)
 	}
 	if used > budget {
-		t.Fatalf("allocated %d bytes, budget %d: concatenation is not linear", used, budget)
+		t.Fatalf("allocated %d bytes, budget %d", used, budget)
 	}
 	t.Logf("allocated %d bytes (budget %d)", used, budget)
 	return v
