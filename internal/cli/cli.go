@@ -7,16 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/mcpcode/mcpcode/internal/app"
-	"github.com/mcpcode/mcpcode/internal/hugeheap"
-	"github.com/mcpcode/mcpcode/internal/layout"
-	"github.com/mcpcode/mcpcode/internal/workerstart"
+	"github.com/mcpcode/mcpcode/internal/visible"
 	"github.com/mcpcode/mcpcode/runtime/worker"
 )
 
@@ -25,6 +21,9 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // the work failed (a server, a program, a check)
 	exitUsage   = 2 // bad flags, arguments or configuration
+	// exitTypeErrors: the program does not type-check (check, run --check,
+	// skills propose); nothing of it ran.
+	exitTypeErrors = 3
 )
 
 // cli carries what every command needs: its streams, a context that ends
@@ -36,13 +35,20 @@ type cli struct {
 	stdout io.Writer
 	stderr io.Writer
 	app    *app.App
+	// rawStderr is the stream under stderr's escaping writer, for telling
+	// whether it is a terminal (nil: stderr is not wrapped).
+	rawStderr io.Writer
 }
 
 type command struct {
 	name    string
 	summary string
 	hidden  bool
-	run     func(a *cli, args []string) int
+	// rawStreams marks a command whose streams are a protocol between
+	// mcpcode's own processes, not text for a person: they are not
+	// escaped (see main).
+	rawStreams bool
+	run        func(a *cli, args []string) int
 }
 
 // commands in the order `mcpcode -h` shows them.
@@ -55,101 +61,79 @@ func commands() []command {
 		{name: "tools", summary: "list the tools of the servers", run: cmdTools},
 		{name: "gen", summary: "generate the typed TypeScript tree (servers/) from the servers", run: cmdGen},
 		{name: "run", summary: "run a TypeScript program against the tree, sandboxed", run: cmdRun},
+		{name: "check", summary: "type-check a program against the tree without running it", run: cmdCheck},
 		{name: "skills", summary: "propose, review, approve and verify skills", run: cmdSkills},
 		{name: "serve", summary: "serve the workspace to agent hosts as one MCP server (stdio or HTTP)", run: cmdServe},
 		{name: "audit", summary: "show the recorded runs and their tool calls", run: cmdAudit},
 		{name: "privacy", summary: "show or clear the privacy token store", run: cmdPrivacy},
 		{name: "demo-server", summary: "serve a built-in demo MCP server over stdio", run: cmdDemoServer},
 		{name: "version", summary: "print the version", run: cmdVersion},
-		{name: workerstart.Arg, summary: "run one program as a worker process (internal)", hidden: true, run: cmdWorker},
+		{name: worker.Arg, summary: "run one program as a worker process (internal)", hidden: true, rawStreams: true, run: cmdWorker},
 	}
 }
 
 // Main runs the CLI with the given arguments (without the program name) and
-// returns the process exit code. It is the only place that reads the
-// process's environment and signals.
+// returns the process exit code. It and the commands it calls are the only
+// code that reads the process's environment, signals and command line.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 1 && args[0] == workerstart.RunnerArg {
-		// A warm runner: the command line and the process's standard
-		// streams come with the run the broker hands it, whose client
-		// exits as soon as the command's code is known; the cleanup after
-		// it (stopping the worker, sending traces) is this process's own.
-		return workerstart.ServeRunner(func(args []string, done func(code int)) int {
-			return main(args, os.Stdin, os.Stdout, os.Stderr, done)
-		}, warmRunner, worker.SendWarmUp)
-	}
-	if len(args) == 3 && args[0] == workerstart.BrokerArg {
-		// The broker, before anything changes its signal dispositions:
-		// SIGINT's (ignored in a script's background job) is part of the
-		// context it serves, so only SIGTERM is caught.
-		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-		defer stop()
-		if err := workerstart.ServeBroker(ctx, args[1], args[2]); err != nil {
-			fmt.Fprintf(stderr, "mcpcode broker: %v\n", err)
-			return exitFailure
-		}
-		return exitOK
-	}
-	return main(args, stdin, stdout, stderr, nil)
-}
-
-// runHugeHeapBytes is the heap a warm runner reserves for huge pages
-// (internal/hugeheap, used once a server sends a line of a megabyte or
-// more): a result's line is read in pieces and joined, twice its size, and
-// with --isolation none its values are built here too.
-const runHugeHeapBytes = 64 << 20
-
-// warmRunner runs a tiny program in a temporary workspace of its own, as
-// the run a warm runner will be given runs, so that the run finds this
-// process's code, caches and threads warm (about 3 ms of a 30 ms run on a
-// small virtual machine). The runner has an empty environment and no
-// secret yet; nothing of the warm-up's workspace is kept.
-func warmRunner() {
-	// Its run may read a large tool result: onto huge pages, in room
-	// reserved while the heap is fresh (internal/hugeheap). A process
-	// started for one run does without: the reservation's early garbage
-	// collection would cost every run about 5 ms of its start-up.
-	hugeheap.Reserve(runHugeHeapBytes)
-	dir, err := os.MkdirTemp("", "mcpcode-warm-")
-	if err != nil {
-		return
-	}
-	defer os.RemoveAll(dir)
-	entry := filepath.Join(dir, "warm.ts")
-	if os.WriteFile(filepath.Join(dir, layout.ConfigFile), []byte(`{"mcpServers":{}}`), 0o600) != nil ||
-		os.WriteFile(entry, []byte("console.log(JSON.stringify({ warm: [1, 2, 3].map((x) => x * 2) }));\n"), 0o600) != nil {
-		return
-	}
-	main([]string{"run", "--dir", dir, entry}, strings.NewReader(""), io.Discard, io.Discard, nil)
-}
-
-// main runs the command line args and calls done, when not nil, with the
-// exit code as soon as it is known, before the cleanup.
-func main(args []string, stdin io.Reader, stdout, stderr io.Writer, done func(code int)) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, app: &app.App{
 		Environ:       os.Environ(),
 		Version:       mcpcodeVersion(),
-		WorkerCommand: workerCommandLine,
-		AdoptWorker:   workerstart.Take,
+		WorkerCommand: worker.Command,
 		TokenDir:      tokenDir(),
 	}}
-	defer workerstart.StartBroker() // last: for the next run, when this one found no broker
-	defer workerstart.Discard()     // after Close: a worker started early that no run took
 	defer a.app.Close()
-	code := a.main(args)
-	if done != nil {
-		done(code)
-	}
-	return code
+	return a.dispatch(args)
 }
 
-// workerCommandLine re-executes this binary as a worker process.
-func workerCommandLine() *exec.Cmd { return exec.Command(workerstart.Executable(), workerstart.Arg) }
+// dispatch runs the command args names. Everything a command prints goes
+// through an escaping writer (visible.Writer): text from servers and
+// programs cannot act on the person's terminal, whichever command prints
+// it and however it forgot to escape it. Only the commands whose streams are a
+// protocol between mcpcode's own processes (rawStreams) get them as they
+// are.
+func (a *cli) dispatch(args []string) int {
+	if len(args) > 0 {
+		for _, c := range commands() {
+			if c.name == args[0] && c.rawStreams {
+				return c.run(a, args[1:])
+			}
+		}
+	}
+	p := a.forPerson()
+	defer p.flush()
+	return p.runCommand(args)
+}
 
-// main dispatches to a command.
-func (a *cli) main(args []string) int {
+// forPerson returns the cli with stdout and stderr escaped.
+func (a *cli) forPerson() *cli {
+	p := *a
+	p.stdout, p.stderr, p.rawStderr = visible.NewWriter(a.stdout), visible.NewWriter(a.stderr), a.stderr
+	return &p
+}
+
+// flush writes what the escaping writers hold of a character cut short.
+func (a *cli) flush() {
+	for _, w := range []io.Writer{a.stdout, a.stderr} {
+		if v, ok := w.(*visible.Writer); ok {
+			_ = v.Flush()
+		}
+	}
+}
+
+// terminal is the stream stderr writes to, for telling whether it is a
+// terminal.
+func (a *cli) terminal() io.Writer {
+	if a.rawStderr != nil {
+		return a.rawStderr
+	}
+	return a.stderr
+}
+
+// runCommand runs the command args names, with the streams as they are.
+func (a *cli) runCommand(args []string) int {
 	stdout, stderr := a.stdout, a.stderr
 	if len(args) == 0 {
 		a.usage(stderr)
@@ -186,7 +170,7 @@ func (a *cli) usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, `Run "mcpcode <command> -h" for the flags of a command.`)
-	fmt.Fprintln(w, "Exit codes: 0 ok, 1 failure, 2 usage or configuration error.")
+	fmt.Fprintln(w, "Exit codes: 0 ok, 1 failure, 2 usage or configuration error, 3 the program does not type-check.")
 }
 
 // flags returns a flag set whose -h prints the command's usage line, its
@@ -232,7 +216,7 @@ func parse(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 
 // usageError prints a usage problem and returns the usage exit code.
 func (a *cli) usageError(cmd, format string, args ...any) int {
-	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, fmt.Sprintf(format, args...))
+	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, visible.Text(fmt.Sprintf(format, args...)))
 	fmt.Fprintf(a.stderr, "Run \"mcpcode %s -h\" for usage.\n", cmd)
 	return exitUsage
 }
@@ -240,7 +224,7 @@ func (a *cli) usageError(cmd, format string, args ...any) int {
 // configError prints a problem opening the workspace and returns the usage
 // exit code when it is one (a missing or broken mcp.json), else failure.
 func (a *cli) configError(cmd string, err error) int {
-	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, err)
+	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, visible.Text(err.Error()))
 	if app.IsUsage(err) {
 		return exitUsage
 	}
@@ -249,7 +233,9 @@ func (a *cli) configError(cmd string, err error) int {
 
 // fail prints an error of a command and returns the failure exit code.
 func (a *cli) fail(cmd string, err error) int {
-	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, indentRest(err.Error()))
+	// Errors quote untrusted input (a program's line, a file's name, a
+	// server's message): its hidden characters are shown escaped.
+	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, indentRest(visible.Text(err.Error())))
 	return exitFailure
 }
 
