@@ -388,3 +388,17 @@ func TestConcatSharedAcrossGoroutines(t *testing.T) {
 		}
 	}
 }
+
+// TestConcatViewKeepsItsBOM: a non-ASCII string read whole (here as a
+// property key, which keeps the view's bytes) stays intact when more is
+// prepended to it afterwards: the slot before the view holds its BOM.
+func TestConcatViewKeepsItsBOM(t *testing.T) {
+	testScript(`
+		let u = "ü".repeat(200) + "x";   // a buffer with room at the front
+		u = "é" + u;
+		const o = {};
+		o[u] = 1;                         // the key is a view of the buffer
+		const p = "ω" + u, q = "ψ" + p;   // prepended after the view was taken
+		Object.keys(o)[0] === u && o[u] === 1 && p.length === 203 && q[1] === "ω" && q.endsWith("üx");
+	`, valueTrue, t)
+}
