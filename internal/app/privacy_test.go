@@ -316,11 +316,13 @@ func TestFlowRules(t *testing.T) {
 			toSlack := func(text string) string {
 				return `import { getSheet } from "servers/google-drive/getSheet";
 import { postMessage } from "servers/slack/postMessage";
-const row = (await getSheet({ sheetId: "abc123" })).rows[7];
+const row = (await getSheet({ sheetId: "def456" })).rows[7];
 await postMessage({ channel: "C0123SALES", text: ` + text + ` });
 `
 			}
-			for _, text := range []string{"row.email", "`New lead: ${row.name}, phone ${row.phone}, say hi!`"} {
+			// The small sheet (16 rows): the rule, not the sheet's size, is
+			// under test.
+			for _, text := range []string{"row.ownerEmail", "`Targets: ${row.owner} (${row.ownerEmail}) booked ${row.booked}, say hi!`"} {
 				res := d.run(t, isolation, "", toSlack(text))
 				if res.OK || res.Error.Kind != runtime.KindPolicy {
 					t.Fatalf("sending %s to slack: %+v", text, res.Error)
@@ -337,8 +339,8 @@ await postMessage({ channel: "C0123SALES", text: ` + text + ` });
 			}
 			res := d.run(t, isolation, "", `import { getSheet } from "servers/google-drive/getSheet";
 import { updateRecord } from "servers/salesforce/updateRecord";
-const row = (await getSheet({ sheetId: "abc123" })).rows[7];
-await updateRecord({ objectType: "Lead", recordId: row.salesforceId, data: { Description: "Ordered: " + row.email } });
+const row = (await getSheet({ sheetId: "def456" })).rows[7];
+await updateRecord({ objectType: "Lead", recordId: "00Q5f000001abcXYZ", data: { Description: "Targets owner: " + row.ownerEmail } });
 `)
 			if !res.OK || d.count("salesforce.updateRecord") != 1 {
 				t.Fatalf("to salesforce: %+v, %d calls", res.Error, d.count("salesforce.updateRecord"))
