@@ -72,6 +72,12 @@ type RunRequest struct {
 	// ReplayFile and RecordFile are Replay and Record as files: a
 	// recording read before the run, written (atomically) after it.
 	ReplayFile, RecordFile string
+	// NoSession makes the run connect its servers itself even when a
+	// session runs for the workspace.
+	NoSession bool
+	// Warn, when set, is told what the face should show beside the run's
+	// output (a session that could not be used).
+	Warn func(string)
 }
 
 // Run bundles and runs one program against the workspace's servers, each
@@ -103,6 +109,18 @@ func (w *Workspace) Run(ctx context.Context, req RunRequest) (*runtime.Result, e
 	caller := req.Caller
 	if req.Replay != nil {
 		caller = skills.NewReplayer(req.Replay) // no server is started
+	}
+	if caller == nil && !req.NoSession {
+		// A session started on purpose keeps the servers running between
+		// runs: the run's calls go through it (session.go).
+		if s := w.runSession(ctx, req); s != nil {
+			if req.OneShot {
+				w.app.closeLater(s.Close)
+			} else {
+				defer s.Close()
+			}
+			caller = s
+		}
 	}
 	if caller == nil {
 		pool := w.Pool(PoolOptions{ConnectTimeout: req.ConnectTimeout, Handlers: req.Handlers})
