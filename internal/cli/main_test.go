@@ -25,6 +25,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(reaperEnv) != "" {
+		os.Exit(reaperMain(os.Args[1:]))
+	}
 	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-test.") {
 		os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
