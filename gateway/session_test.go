@@ -354,3 +354,38 @@ func TestOneSessionPerWorkspace(t *testing.T) {
 	// The first still serves.
 	callText(t, f.dial(t, nil), t.Context(), "state", "incr")
 }
+
+// TestRunUsesTheSession: app's Run sends a run's calls through the
+// workspace's session (state kept, one server start), with the upstream's
+// questions asked through the run's own handlers; with NoSession it makes
+// its own connection (a second, fresh server).
+func TestRunUsesTheSession(t *testing.T) {
+	t.Parallel()
+	f := newSessionFixture(t, 0, "state")
+	var asked []string
+	h := &app.ClientHandlers{Elicit: func(_ context.Context, r *app.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked = append(asked, r.Server+": "+r.Params.Message)
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"zeta": "from the run's terminal"}}, nil
+	}}
+	run := func(src string, noSession bool) string {
+		res, err := f.ws.Run(t.Context(), app.RunRequest{Source: []byte(`import { callMCPTool } from "mcpcode:runtime";
+` + src), Isolation: app.IsolationNone, Handlers: h, NoSession: noSession})
+		if err != nil || !res.OK {
+			t.Fatalf("run: %v %+v", err, res.Error)
+		}
+		return string(res.Result)
+	}
+	run(`await callMCPTool("state", "incr", {});`, false)
+	if got := run(`export default (await callMCPTool("state", "get", {})).structuredContent.counter;`, false); got != "1" {
+		t.Errorf("the second run read %s, want the first run's count", got)
+	}
+	if got := run(`export default (await callMCPTool("state", "ask", {})).content[0].text;`, false); got != `"accept from the run's terminal"` || len(asked) != 1 || asked[0] != "state: Two things?" {
+		t.Errorf("a question during a run: result %s, the run's handler asked %q", got, asked)
+	}
+	if n := f.startsOf("state"); n != 1 {
+		t.Errorf("the server was started %d times for three runs through the session, want once", n)
+	}
+	if got := run(`export default (await callMCPTool("state", "get", {})).structuredContent.counter;`, true); got != "0" || f.startsOf("state") != 2 {
+		t.Errorf("a run with NoSession read %s with %d starts, want a fresh server's 0 and a second start", got, f.startsOf("state"))
+	}
+}
