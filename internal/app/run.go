@@ -44,8 +44,7 @@ type RunRequest struct {
 	// Isolation is IsolationWorker (default) or IsolationNone.
 	Isolation string
 	// OneShot says that this process ends with this run (the CLI's run):
-	// its worker is started at once, while the run is being prepared, none
-	// is kept warm for a next run, the process collects garbage less
+	// its worker is started for it and none is kept warm for a next run, the process collects garbage less
 	// often (worker.OneRunProcess), and its servers are stopped when the
 	// app closes, after the result was handed over. Without it the app's
 	// pool keeps a warmed-up worker waiting (serve).
@@ -86,9 +85,6 @@ type RunRequest struct {
 // *UsageError for a request that cannot be run (no such file or skill).
 func (w *Workspace) Run(ctx context.Context, req RunRequest) (*runtime.Result, error) {
 	if req.OneShot {
-		if req.Isolation != IsolationNone {
-			w.app.prestartWorker()
-		}
 		worker.OneRunProcess()
 	}
 	bopts, err := w.bundleOptions(req)
@@ -147,7 +143,7 @@ func (w *Workspace) Run(ctx context.Context, req RunRequest) (*runtime.Result, e
 	}
 	caller = withUpstream(caller, base, req, hook.session != nil)
 	ropts := runtime.RunOptions{Workspace: w.Root, Caller: caller, Limits: req.Limits, Input: input}
-	res := w.app.execute(ctx, req.Isolation, bopts, ropts)
+	res := w.app.execute(ctx, req.Isolation, req.OneShot, bopts, ropts)
 	if recorder != nil {
 		req.Record(recorder.Recording(input, res))
 	}
@@ -214,8 +210,9 @@ func (w *Workspace) bundleOptions(req RunRequest) (runtime.BundleOptions, error)
 	return opts, nil
 }
 
-// execute bundles and runs a program with the given isolation.
-func (a *App) execute(ctx context.Context, isolation string, b runtime.BundleOptions, r runtime.RunOptions) *runtime.Result {
+// execute bundles and runs a program with the given isolation; oneShot
+// says that no run follows in this process (workersFor).
+func (a *App) execute(ctx context.Context, isolation string, oneShot bool, b runtime.BundleOptions, r runtime.RunOptions) *runtime.Result {
 	if isolation == IsolationNone {
 		prog, err := runtime.Bundle(b)
 		if err != nil {
@@ -223,7 +220,7 @@ func (a *App) execute(ctx context.Context, isolation string, b runtime.BundleOpt
 		}
 		return runtime.Run(ctx, prog, r)
 	}
-	workers, err := a.workers()
+	workers, err := a.workersFor(oneShot)
 	if err != nil {
 		return notStarted(fmt.Errorf("%w (the app needs a WorkerCommand; isolation %q runs trusted programs in this process)", err, IsolationNone))
 	}
@@ -252,17 +249,6 @@ type workerPools struct {
 // pool checks the scope a worker claims for a tool call against the
 // workspace's skills (worker.Options.Skills).
 func (a *App) workers() (*worker.Pool, error) { return a.workersFor(false) }
-
-// prestartWorker starts the worker of a one-shot run now
-// (worker.Pool.Prestart), in a pool that keeps no worker warm when this is
-// the app's first run, so that the worker process starts while the run is
-// being prepared (its program read, its servers' pool and audit set up).
-// If no run follows, Close stops the worker.
-func (a *App) prestartWorker() {
-	if p, err := a.workersFor(true); err == nil {
-		p.Prestart()
-	}
-}
 
 // workersFor is workers; oneShot makes the pool one-shot
 // (worker.Options.OneShot) if this call creates it.
