@@ -107,22 +107,34 @@ func (s *Session) Tools(ctx context.Context, server string) ([]mcptool.Tool, err
 	if ok {
 		return tools, nil
 	}
+	l, err := s.Listing(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.tools[server] = l.Tools
+	s.mu.Unlock()
+	return l.Tools, nil
+}
+
+// Listing is what a server offers, as the session's connection to it
+// listed it (the session connects it if it has not yet).
+func (s *Session) Listing(ctx context.Context, server string) (*Listing, error) {
 	var l session.Listing
 	if err := s.request(ctx, session.ToolTools, session.ServerArgs{Server: server}, "", &l); err != nil {
 		return nil, err
 	}
-	tools = make([]mcptool.Tool, 0, len(l.Tools))
+	out := &Listing{Server: server, ServerName: l.ServerName, ServerVersion: l.ServerVersion, ProtocolVersion: l.ProtocolVersion,
+		Tools: make([]mcptool.Tool, 0, len(l.Tools))}
 	for _, raw := range l.Tools {
 		t, _, err := mcptool.Parse(raw)
 		if err != nil {
-			continue // as the pool's listing skips a definition it cannot read
+			out.Warnings = append(out.Warnings, err.Error()) // as the pool's listing skips a definition it cannot read
+			continue
 		}
-		tools = append(tools, t)
+		out.Tools = append(out.Tools, t)
 	}
-	s.mu.Lock()
-	s.tools[server] = tools
-	s.mu.Unlock()
-	return tools, nil
+	return out, nil
 }
 
 // CallTool calls a server's tool through the session. The server's

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -204,4 +205,36 @@ func (req RunRequest) warn(msg string) {
 	if req.Warn != nil {
 		req.Warn(msg)
 	}
+}
+
+// ToolListings connects the named servers (all enabled ones when none are
+// named) and returns what each offers: through the workspace's session
+// when one runs (its servers stay up), else with connections of its own,
+// closed before it returns.
+func (w *Workspace) ToolListings(ctx context.Context, names []string, o PoolOptions) []servers.Status {
+	if len(names) == 0 {
+		names = w.Config.Names()
+	}
+	if s := w.runSession(ctx, RunRequest{}); s != nil {
+		defer s.Close()
+		out := make([]servers.Status, len(names))
+		var wg sync.WaitGroup
+		for i, name := range names {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cfg, _ := w.Config.Server(name)
+				st := servers.Status{Name: name, Transport: cfg.Transport}
+				if st.Listing, st.Err = s.Listing(ctx, name); st.Listing != nil {
+					st.Listing.Transport = cfg.Transport
+				}
+				out[i] = st
+			}()
+		}
+		wg.Wait()
+		return out
+	}
+	pool := w.Pool(o)
+	defer pool.Close()
+	return pool.ConnectAll(ctx, names, nil)
 }

@@ -112,6 +112,13 @@ func TestSessionEndToEnd(t *testing.T) {
 		t.Error("session status does not show the server")
 	}
 	serverPid := st.Servers[0].Pid
+	// tools goes through the session too: the session now holds slack.
+	if got := runOK(t, ws, "tools", "slack").stdout; !strings.Contains(got, "postMessage") {
+		t.Errorf("tools slack through the session: %q", got)
+	}
+	if st := sessionStatusJSON(t, ws); len(st.Servers) != 2 || st.Servers[1].Name != "slack" || !st.Servers[1].Connected {
+		t.Errorf("after tools slack, the session holds %+v, want salesforce and slack", st.Servers)
+	}
 
 	// Another user: with the workspace readable to all, nobody's status
 	// finds no session it can use (the session directory is 0700).
@@ -130,7 +137,7 @@ func TestSessionEndToEnd(t *testing.T) {
 		t.Errorf("after salesforce's entry changed: %q, want a restarted server", got)
 	}
 	st = sessionStatusJSON(t, ws)
-	if len(st.Restarted) != 1 || st.Restarted[0] != "salesforce" || len(st.Servers) != 1 || st.Servers[0].Pid == serverPid {
+	if len(st.Restarted) != 1 || st.Restarted[0] != "salesforce" || len(st.Servers) != 2 || st.Servers[0].Pid == serverPid || !st.Servers[1].Connected {
 		t.Errorf("status after the edit: restarted %v, servers %+v", st.Restarted, st.Servers)
 	}
 
