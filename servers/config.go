@@ -38,7 +38,23 @@ type Config struct {
 	Warnings []string
 	// Privacy is the "privacy" object; nil when mcp.json has none.
 	Privacy *PrivacyConfig
+	// TypeCheck is the "typecheck" object; nil when mcp.json has none.
+	TypeCheck *TypeCheckConfig
 }
+
+// TypeCheckConfig is the "typecheck" object of mcp.json:
+//
+//	"typecheck": {"tsc": "./tools/node_modules/.bin/tsc"}
+type TypeCheckConfig struct {
+	// TSC is the TypeScript compiler to check programs with (absolute; a
+	// relative path in mcp.json is taken relative to its directory). ""
+	// looks in the workspace's node_modules, then on PATH.
+	TSC string `json:"tsc,omitempty"`
+}
+
+// typeCheckKey is the top-level key of mcp.json that configures the type
+// check of programs.
+const typeCheckKey = "typecheck"
 
 // ServerConfig is one upstream server, with every ${VAR} already expanded.
 type ServerConfig struct {
@@ -76,6 +92,9 @@ type OAuthConfig struct {
 	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
 	// Scopes are requested instead of the ones the server advertises.
 	Scopes []string `json:"scopes,omitempty"`
+	// Issuer pins the authorization server (its issuer URL): mcpcode logs
+	// in only there, whatever the server's metadata names (oauth_pin.go).
+	Issuer string `json:"issuer,omitempty"`
 	// Grant is GrantAuthorizationCode (a person logs in with `mcpcode
 	// auth`) or GrantClientCredentials (a machine: no person, no browser);
 	// "" chooses: client credentials when a client secret is configured
@@ -158,6 +177,7 @@ type rawOAuth struct {
 	ClientMetadataURL string   `json:"clientMetadataUrl"`
 	Scopes            []string `json:"scopes"`
 	Grant             string   `json:"grant"`
+	Issuer            string   `json:"issuer"`
 }
 
 // knownEntryFields are the entry fields mcpcode reads; others (such as
@@ -184,7 +204,7 @@ func ParseConfig(data []byte, name string, lookupEnv func(string) (string, bool)
 		return nil, err
 	}
 	for k := range top {
-		if k != key && k != privacyKey {
+		if k != key && k != privacyKey && k != typeCheckKey {
 			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: unknown top-level field %q ignored", display, k))
 		}
 	}
@@ -219,8 +239,43 @@ func ParseConfig(data []byte, name string, lookupEnv func(string) (string, bool)
 		}
 		cfg.Privacy = p
 	}
+	if raw, ok := top[typeCheckKey]; ok {
+		tc, warnings, err := parseTypeCheck(display, raw, baseDir)
+		cfg.Warnings = append(cfg.Warnings, warnings...)
+		if err != nil {
+			return nil, err
+		}
+		cfg.TypeCheck = tc
+	}
 	sort.Strings(cfg.Warnings)
 	return cfg, nil
+}
+
+// parseTypeCheck parses the "typecheck" object; a relative "tsc" is taken
+// relative to baseDir, the config file's directory.
+func parseTypeCheck(display string, raw json.RawMessage, baseDir string) (*TypeCheckConfig, []string, error) {
+	where := display + `: "typecheck"`
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return nil, nil, fmt.Errorf(`%s must be an object such as {"tsc": "node_modules/.bin/tsc"}`, where)
+	}
+	var warnings []string
+	for _, f := range sortedKeys(fields) {
+		if f != "tsc" {
+			warnings = append(warnings, fmt.Sprintf("%s: unknown field %q ignored", where, f))
+		}
+	}
+	tc := &TypeCheckConfig{}
+	if r, ok := fields["tsc"]; ok {
+		if err := json.Unmarshal(r, &tc.TSC); err != nil || strings.TrimSpace(tc.TSC) == "" {
+			return nil, warnings, fmt.Errorf(`%s: "tsc" must be the path of a TypeScript compiler, such as "node_modules/.bin/tsc"`, where)
+		}
+		if !filepath.IsAbs(tc.TSC) {
+			tc.TSC = filepath.Join(baseDir, tc.TSC)
+		}
+		tc.TSC = filepath.Clean(tc.TSC)
+	}
+	return tc, warnings, nil
 }
 
 // serversKey picks the key holding the servers: "mcpServers" (Claude
@@ -330,8 +385,8 @@ func parseEntry(display, name string, raw json.RawMessage, baseDir string, looku
 }
 
 // parseOAuth checks and expands an "oauth" object.
-func parseOAuth(where string, r *rawOAuth, x *expander) (*OAuthConfig, error) {
-	o := &OAuthConfig{
+func parseOAuth(where string, r *rawOAuth, x *expander) (o *OAuthConfig, err error) {
+	o = &OAuthConfig{
 		ClientID:          x.expand("oauth.clientId", r.ClientID),
 		ClientSecret:      x.expand("oauth.clientSecret", r.ClientSecret),
 		ClientMetadataURL: x.expand("oauth.clientMetadataUrl", r.ClientMetadataURL),
@@ -356,6 +411,9 @@ func parseOAuth(where string, r *rawOAuth, x *expander) (*OAuthConfig, error) {
 	}
 	if m := o.ClientMetadataURL; m != "" && !strings.HasPrefix(m, "https://") {
 		return nil, fmt.Errorf("%s: oauth.clientMetadataUrl %q must be an https URL with a path", where, r.ClientMetadataURL)
+	}
+	if o.Issuer, err = parseIssuer(where, r.Issuer, x); err != nil {
+		return nil, err
 	}
 	return o, nil
 }

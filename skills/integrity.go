@@ -16,16 +16,19 @@ import (
 // What approval binds. A skill is its folder skills/<name>/: every file in
 // it but SKILL.md (index.ts, input.schema.json, recorded examples, any
 // helper file), plus what SKILL.md says about it: name, description, the
-// write grant and the tools it may call. Two hashes cover that:
+// write grant, the tools it may call, and the rest of SKILL.md (its other
+// fields and its text, which agents read). Two hashes cover that:
 //
 //   - the review hash covers the name, the description and the files. The
 //     review card prints it, and `skills approve NAME --sha256 HASH`
 //     approves exactly what has that hash: what the reviewer read.
 //   - the approval hash, recorded in SKILL.md as mcpcode-sha256, covers the
-//     review hash, the write grant and the tools. Running, importing or
-//     verifying a skill whose files or grant no longer give the recorded
-//     hash is refused, with the reason and the command that re-approves
-//     it.
+//     review hash, the write grant, the tools, the approval's record (who
+//     approved, when, and at which commit) and all of SKILL.md but the
+//     approval hash itself (skillMDDigest). Running, importing or
+//     verifying a skill whose files, grant or record no longer give the
+//     recorded hash is refused, with the reason and the command that
+//     re-approves it.
 //
 // Both are plain SHA-256 digests, not signatures: anyone who can write the
 // files can compute them. They bind an approval to what was read and catch
@@ -39,8 +42,19 @@ const (
 	maxSkillBytes = 8 << 20
 )
 
-// hashFormat versions the text the hashes are computed over.
+// hashFormat versions the text the review hash is computed over.
 const hashFormat = "mcpcode skill v1"
+
+// approvalFormat versions the text of the approval hash. Version 2 added
+// the approval's record (by, at, commit); version 3 the rest of SKILL.md
+// (skillMDDigest): its body, which agents read, and its other fields. A
+// SKILL.md whose hash is of version 2 or 1 (written before) still verifies;
+// a version 1 record is shown as unbound (Approval.Unbound) until the skill
+// is approved again.
+const (
+	approvalFormat   = "mcpcode approval v3"
+	approvalFormatV2 = "mcpcode approval v2"
+)
 
 // reviewHash is the hash a reviewer approves: name, description, files.
 func reviewHash(name, description string, files map[string][]byte) string {
@@ -52,11 +66,59 @@ func reviewHash(name, description string, files map[string][]byte) string {
 	return hashOf([]byte(b.String()))
 }
 
-// approvalHash is the hash SKILL.md records: the review hash and the grant.
-func approvalHash(review string, write bool, tools []string) string {
+// proposalHash is the hash a card prints and approving it checks: the
+// review hash and what else approval writes into SKILL.md (why it exists,
+// who proposed it; for an approved skill, what its SKILL.md says of them),
+// so that other text put there after the card was read (proposing again
+// with the same files, an edit of SKILL.md) does not get approved.
+func proposalHash(review string, p *Proposal) string {
+	return hashOf(fmt.Appendf(nil, "mcpcode proposal v1\nreview %s\nrationale %q\nproposed-by %q\n", review, p.Rationale, p.ProposedBy))
+}
+
+// approvalHash is the hash SKILL.md records: the review hash, the grant,
+// the approval's record and the digest of the rest of SKILL.md.
+func approvalHash(review string, write bool, tools []string, rec Approval, skillMD string) string {
+	return hashOf(fmt.Appendf(nil, "%sskill.md %s\n", approvalText(approvalFormat, review, write, tools, rec), skillMD))
+}
+
+// approvalHashV2 is the approval hash of SKILL.md files written before the
+// rest of SKILL.md was bound: the review hash, the grant and the record.
+func approvalHashV2(review string, write bool, tools []string, rec Approval) string {
+	return hashOf([]byte(approvalText(approvalFormatV2, review, write, tools, rec)))
+}
+
+func approvalText(format, review string, write bool, tools []string, rec Approval) string {
+	tools = slices.Clone(tools)
+	slices.Sort(tools)
+	return fmt.Sprintf("%s\nreview %s\nwrite %t\ntools %q\napproved-by %q\napproved-at %q\napproved-commit %q\n",
+		format, review, write, tools, rec.By, rec.At, rec.Commit)
+}
+
+// approvalHashV1 is the approval hash of SKILL.md files written before the
+// record was bound: the review hash and the grant.
+func approvalHashV1(review string, write bool, tools []string) string {
 	tools = slices.Clone(tools)
 	slices.Sort(tools)
 	return hashOf(fmt.Appendf(nil, "%s\nreview %s\nwrite %t\ntools %q\n", hashFormat, review, write, tools))
+}
+
+// matchesApproval reports whether files and SKILL.md give the recorded
+// approval hash, and whether they do only as a version 1 hash, which does
+// not cover the record. Version 1 SKILL.md files recorded no approval time
+// or commit (only, unbound, who approved): a version 1 hash next to either
+// was computed by hand over an edited record, and does not match.
+func matchesApproval(name string, fm *Frontmatter, files map[string][]byte) (ok, v1 bool) {
+	review := reviewHash(name, fm.Description, files)
+	rec := fm.Approval()
+	switch fm.SHA256() {
+	case approvalHash(review, fm.Write(), fm.Tools(), rec, fm.digest):
+		return true, false
+	case approvalHashV2(review, fm.Write(), fm.Tools(), rec):
+		return true, false
+	case approvalHashV1(review, fm.Write(), fm.Tools()):
+		return rec.At == "" && rec.Commit == "", true
+	}
+	return false, false
 }
 
 // fileHashes lists each file's hash as SKILL.md records it (mcpcode-files),
@@ -164,11 +226,48 @@ func (w Workspace) checkApproved(name string, fm *Frontmatter) (map[string][]byt
 	if recorded == "" {
 		return nil, fmt.Errorf("skills/%s/SKILL.md records no %s, so nothing says what was approved: %s", name, metaSHA256, reapproveHint(name))
 	}
-	review := reviewHash(name, fm.Description, files)
-	if approvalHash(review, fm.Write(), fm.Tools()) == recorded {
+	if ok, _ := matchesApproval(name, fm, files); ok {
+		if r := w.revokedApproval(name, fm); r != nil {
+			return nil, fmt.Errorf("%s: its files were put back, but the approval they carry is the one that was revoked; a person must approve it again: %s", revokedMessage(name, r), reapproveHint(name))
+		}
 		return files, nil
 	}
-	return nil, fmt.Errorf("skill %q does not match its approval: %s; nothing of it runs until a person approves it again: %s", name, changes(files, fm), reapproveHint(name))
+	return nil, &mismatchError{name: name, changes: changes(files, fm), claim: approvalClaim(fm), changed: changedFiles(files, fm)}
+}
+
+// mismatchError is a skill that does not match its approval.
+type mismatchError struct {
+	name    string
+	changes string // what changed, in words
+	claim   string // who SKILL.md says approved it
+	changed []pathChange
+	// who changed the files, as git says, when verify found out
+	editors string
+}
+
+func (e *mismatchError) Error() string {
+	return fmt.Sprintf("skill %q does not match its approval: %s%s%s; nothing of it runs until a person approves it again: %s", e.name, e.changes, e.claim, e.editors, reapproveHint(e.name))
+}
+
+// approvalClaim says who SKILL.md says approved a skill that no longer
+// matches its approval: a claim, since the record may be what changed.
+func approvalClaim(fm *Frontmatter) string {
+	rec := fm.Approval()
+	if rec.By == "" && rec.At == "" {
+		return ""
+	}
+	by := rec.By
+	if by == "" {
+		by = "an unnamed person"
+	}
+	s := " since " + by + " approved it"
+	if at := rec.when(); at != "" {
+		s += " on " + at
+	}
+	if rec.Commit != "" {
+		s += " at commit " + shortHash(rec.Commit)
+	}
+	return s + " (as SKILL.md says)"
 }
 
 // reapproveHint is the command that re-approves a changed skill.
@@ -179,30 +278,52 @@ func reapproveHint(name string) string {
 // changes says what differs from the approval, as far as SKILL.md's
 // record of each file's hash (mcpcode-files) tells.
 func changes(files map[string][]byte, fm *Frontmatter) string {
+	changed := changedFiles(files, fm)
+	if len(changed) == 0 {
+		return "its files are as approved, so SKILL.md changed (its name, description, " + metaWrite + ", " + metaTools + ", the approval's record, another field or its text)"
+	}
+	var out []string
+	for _, c := range changed {
+		out = append(out, c.Path+" "+c.Status)
+	}
+	return strings.Join(out, ", ")
+}
+
+// fileChangeStatus says how a file differs from the approval.
+const (
+	statusAdded   = "was added"
+	statusChanged = "changed"
+	statusRemoved = "was removed"
+)
+
+// pathChange is one file that differs from the approval.
+type pathChange struct{ Path, Status string }
+
+// changedFiles lists the files that differ from SKILL.md's record of each
+// file's hash, sorted by path.
+func changedFiles(files map[string][]byte, fm *Frontmatter) []pathChange {
 	was := map[string]string{}
 	for _, f := range strings.Fields(fm.Metadata[metaFiles]) {
 		if p, h, ok := strings.Cut(f, "="); ok {
 			was[p] = h
 		}
 	}
-	var out []string
+	var out []pathChange
 	for _, p := range sortedKeys(files) {
 		switch h, ok := was[p]; {
 		case !ok:
-			out = append(out, p+" was added")
+			out = append(out, pathChange{p, statusAdded})
 		case h != hashOf(files[p]):
-			out = append(out, p+" changed")
+			out = append(out, pathChange{p, statusChanged})
 		}
 	}
 	for _, p := range sortedKeys(toSet(was)) {
 		if _, ok := files[p]; !ok {
-			out = append(out, p+" was removed")
+			out = append(out, pathChange{p, statusRemoved})
 		}
 	}
-	if len(out) == 0 {
-		return "its files are as approved, so SKILL.md changed (its name, description, " + metaWrite + " or " + metaTools + ")"
-	}
-	return strings.Join(out, ", ")
+	slices.SortStableFunc(out, func(a, b pathChange) int { return strings.Compare(a.Path, b.Path) })
+	return out
 }
 
 func toSet(m map[string]string) map[string][]byte {

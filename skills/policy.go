@@ -37,6 +37,8 @@ func (p policy) Skill(name string) (runtime.SkillGrant, error) {
 		return runtime.SkillGrant{}, fmt.Errorf("skill %q is a pending proposal and cannot run until a person approves it (mcpcode skills show %s; mcpcode skills approve %s)", name, name, name)
 	case StatusDismissed:
 		return runtime.SkillGrant{}, fmt.Errorf("skill %q was dismissed by a reviewer and cannot run", name)
+	case StatusRevoked:
+		return runtime.SkillGrant{}, fmt.Errorf("%s and cannot run: a new version must be proposed and approved", revokedMessage(name, p.w.revocation(name)))
 	}
 	entries, _ := p.w.List()
 	var approved []string

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -18,7 +20,11 @@ const (
 	metaSHA256     = "mcpcode-sha256"      // the approval hash: the files, name, description and grant (integrity.go)
 	metaFiles      = "mcpcode-files"       // each file's sha256 as approved, to say what changed
 	metaProposedBy = "mcpcode-proposed-by" // "agent"
-	metaApprovedBy = "mcpcode-approved-by" // who approved, or "pull request"
+	metaApprovedBy = "mcpcode-approved-by" // who approved ("Name <email>", an OS user), or "pull request"
+	metaApprovedAt = "mcpcode-approved-at" // when, RFC 3339 in UTC: written once, by the approval
+	// metaApprovedCommit is the commit checked out when a person approved
+	// in a git repository: what the review stood on.
+	metaApprovedCommit = "mcpcode-approved-commit"
 )
 
 // Frontmatter is SKILL.md's YAML header, per the Agent Skills spec.
@@ -29,6 +35,9 @@ type Frontmatter struct {
 	Compatibility string            `yaml:"compatibility,omitempty"`
 	AllowedTools  string            `yaml:"allowed-tools,omitempty"`
 	Metadata      map[string]string `yaml:"metadata,omitempty"`
+
+	// digest is skillMDDigest of the SKILL.md it was read from.
+	digest string
 }
 
 // Write reports whether a person granted the skill write access.
@@ -41,6 +50,13 @@ func (f *Frontmatter) Tools() []string { return strings.Fields(f.Metadata[metaTo
 
 // SHA256 returns the recorded approval hash.
 func (f *Frontmatter) SHA256() string { return f.Metadata[metaSHA256] }
+
+// Approval returns who approved the skill, when and at which commit, as
+// SKILL.md records it. Whether the record is bound by the approval hash is
+// for checkApproved to say (Approval.Unbound).
+func (f *Frontmatter) Approval() Approval {
+	return Approval{By: f.Metadata[metaApprovedBy], At: f.Metadata[metaApprovedAt], Commit: f.Metadata[metaApprovedCommit]}
+}
 
 // ParseSkillMD reads the frontmatter of a SKILL.md and checks it against the
 // spec; the body is returned as is.
@@ -77,8 +93,33 @@ func ParseSkillMD(data []byte) (*Frontmatter, []byte, error) {
 	if w := strings.TrimSpace(fm.Metadata[metaWrite]); w != "" && !strings.EqualFold(w, "true") && !strings.EqualFold(w, "false") {
 		return nil, nil, fmt.Errorf("SKILL.md frontmatter: metadata %s is %q; write \"true\" or \"false\"", metaWrite, w)
 	}
+	fm.digest = skillMDDigest(&fm, header, body)
 	return &fm, body, nil
 }
+
+// skillMDDigest is the hash of everything a SKILL.md says but its
+// approval hash: every field as parsed, the frontmatter as written (its
+// comments, anything after a YAML end marker, which a parser may skip and
+// a person or another tool may read) with the value of the approval
+// hash's line left out, and the body, which agents read. The approval
+// hash covers it, so that no part of SKILL.md changes silently.
+func skillMDDigest(fm *Frontmatter, header, body []byte) string {
+	fields := *fm
+	fields.Metadata = maps.Clone(fm.Metadata)
+	delete(fields.Metadata, metaSHA256)
+	parsed, _ := json.Marshal(fields)
+	lines := strings.Split(string(header), "\n")
+	for i, l := range lines {
+		lines[i] = approvalHashLine.ReplaceAllString(l, "$1")
+	}
+	return hashOf(fmt.Appendf(nil, "fields %s\nfrontmatter %s\nbody %s\n", hashOf(parsed), hashOf([]byte(strings.Join(lines, "\n"))), hashOf(body)))
+}
+
+// approvalHashLine matches the frontmatter line that holds the approval
+// hash as mcpcode writes it, the key in group 1: only the hexadecimal
+// value is left out (a comment after it is not). Any other line that looks
+// like it, inside a multi-line value, is covered as a field.
+var approvalHashLine = regexp.MustCompile(`^(\s*` + regexp.QuoteMeta(metaSHA256) + `:) *"?[0-9a-f]*"?$`)
 
 // yamlMessage shortens the YAML library's messages.
 func yamlMessage(err error) string {

@@ -68,6 +68,11 @@ type RunRequest struct {
 	// Record, when set, is called after the run with its recording: every
 	// tool call sent upstream and its answer (mcpcode run --record).
 	Record func(*skills.Recording)
+	// Check says whether the program is type-checked first: CheckOff (the
+	// zero value), CheckAuto or CheckOn (check.go). A program that does
+	// not type-check is a Result of kind runtime.KindTypeCheck, and
+	// nothing of it runs.
+	Check string
 	// ReplayFile and RecordFile are Replay and Record as files: a
 	// recording read before the run, written (atomically) after it.
 	ReplayFile, RecordFile string
@@ -141,7 +146,12 @@ func (w *Workspace) Run(ctx context.Context, req RunRequest) (*runtime.Result, e
 	if err != nil {
 		return nil, err
 	}
-	caller = withUpstream(caller, base, req, hook.session != nil)
+	if refused, err := w.checkBeforeRun(ctx, req); err != nil {
+		return nil, err
+	} else if refused != nil {
+		return hook.finish(refused), nil // on record: nothing ran, no tool was called
+	}
+	caller = withUpstream(caller, base, req, hook.session != nil, hook.recorder)
 	ropts := runtime.RunOptions{Workspace: w.Root, Caller: caller, Limits: req.Limits, Input: input}
 	res := w.app.execute(ctx, req.Isolation, req.OneShot, bopts, ropts)
 	if recorder != nil {

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/internal/visible"
 	"github.com/mcpcode/mcpcode/runtime/worker"
 )
 
@@ -20,6 +21,9 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // the work failed (a server, a program, a check)
 	exitUsage   = 2 // bad flags, arguments or configuration
+	// exitTypeErrors: the program does not type-check (check, run --check,
+	// skills propose); nothing of it ran.
+	exitTypeErrors = 3
 )
 
 // cli carries what every command needs: its streams, a context that ends
@@ -31,13 +35,20 @@ type cli struct {
 	stdout io.Writer
 	stderr io.Writer
 	app    *app.App
+	// rawStderr is the stream under stderr's escaping writer, for telling
+	// whether it is a terminal (nil: stderr is not wrapped).
+	rawStderr io.Writer
 }
 
 type command struct {
 	name    string
 	summary string
 	hidden  bool
-	run     func(a *cli, args []string) int
+	// rawStreams marks a command whose streams are a protocol between
+	// mcpcode's own processes, not text for a person: they are not
+	// escaped (see main).
+	rawStreams bool
+	run        func(a *cli, args []string) int
 }
 
 // commands in the order `mcpcode -h` shows them.
@@ -50,6 +61,7 @@ func commands() []command {
 		{name: "tools", summary: "list the tools of the servers", run: cmdTools},
 		{name: "gen", summary: "generate the typed TypeScript tree (servers/) from the servers", run: cmdGen},
 		{name: "run", summary: "run a TypeScript program against the tree, sandboxed", run: cmdRun},
+		{name: "check", summary: "type-check a program against the tree without running it", run: cmdCheck},
 		{name: "skills", summary: "propose, review, approve and verify skills", run: cmdSkills},
 		{name: "session", summary: "keep a workspace's servers running between runs: start, status, stop", run: cmdSession},
 		{name: "serve", summary: "serve the workspace to agent hosts as one MCP server (stdio or HTTP)", run: cmdServe},
@@ -57,7 +69,7 @@ func commands() []command {
 		{name: "privacy", summary: "show or clear the privacy token store", run: cmdPrivacy},
 		{name: "demo-server", summary: "serve a built-in demo MCP server over stdio", run: cmdDemoServer},
 		{name: "version", summary: "print the version", run: cmdVersion},
-		{name: worker.Arg, summary: "run one program as a worker process (internal)", hidden: true, run: cmdWorker},
+		{name: worker.Arg, summary: "run one program as a worker process (internal)", hidden: true, rawStreams: true, run: cmdWorker},
 	}
 }
 
@@ -78,8 +90,52 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return a.dispatch(args)
 }
 
-// dispatch runs the command args names.
+// dispatch runs the command args names. Everything a command prints goes
+// through an escaping writer (visible.Writer): text from servers and
+// programs cannot act on the person's terminal, whichever command prints
+// it and however it forgot to escape it. Only the commands whose streams are a
+// protocol between mcpcode's own processes (rawStreams) get them as they
+// are.
 func (a *cli) dispatch(args []string) int {
+	if len(args) > 0 {
+		for _, c := range commands() {
+			if c.name == args[0] && c.rawStreams {
+				return c.run(a, args[1:])
+			}
+		}
+	}
+	p := a.forPerson()
+	defer p.flush()
+	return p.runCommand(args)
+}
+
+// forPerson returns the cli with stdout and stderr escaped.
+func (a *cli) forPerson() *cli {
+	p := *a
+	p.stdout, p.stderr, p.rawStderr = visible.NewWriter(a.stdout), visible.NewWriter(a.stderr), a.stderr
+	return &p
+}
+
+// flush writes what the escaping writers hold of a character cut short.
+func (a *cli) flush() {
+	for _, w := range []io.Writer{a.stdout, a.stderr} {
+		if v, ok := w.(*visible.Writer); ok {
+			_ = v.Flush()
+		}
+	}
+}
+
+// terminal is the stream stderr writes to, for telling whether it is a
+// terminal.
+func (a *cli) terminal() io.Writer {
+	if a.rawStderr != nil {
+		return a.rawStderr
+	}
+	return a.stderr
+}
+
+// runCommand runs the command args names, with the streams as they are.
+func (a *cli) runCommand(args []string) int {
 	stdout, stderr := a.stdout, a.stderr
 	if len(args) == 0 {
 		a.usage(stderr)
@@ -116,7 +172,7 @@ func (a *cli) usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, `Run "mcpcode <command> -h" for the flags of a command.`)
-	fmt.Fprintln(w, "Exit codes: 0 ok, 1 failure, 2 usage or configuration error.")
+	fmt.Fprintln(w, "Exit codes: 0 ok, 1 failure, 2 usage or configuration error, 3 the program does not type-check.")
 }
 
 // flags returns a flag set whose -h prints the command's usage line, its
@@ -162,7 +218,7 @@ func parse(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 
 // usageError prints a usage problem and returns the usage exit code.
 func (a *cli) usageError(cmd, format string, args ...any) int {
-	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, fmt.Sprintf(format, args...))
+	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, visible.Text(fmt.Sprintf(format, args...)))
 	fmt.Fprintf(a.stderr, "Run \"mcpcode %s -h\" for usage.\n", cmd)
 	return exitUsage
 }
@@ -170,7 +226,7 @@ func (a *cli) usageError(cmd, format string, args ...any) int {
 // configError prints a problem opening the workspace and returns the usage
 // exit code when it is one (a missing or broken mcp.json), else failure.
 func (a *cli) configError(cmd string, err error) int {
-	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, err)
+	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, visible.Text(err.Error()))
 	if app.IsUsage(err) {
 		return exitUsage
 	}
@@ -179,7 +235,9 @@ func (a *cli) configError(cmd string, err error) int {
 
 // fail prints an error of a command and returns the failure exit code.
 func (a *cli) fail(cmd string, err error) int {
-	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, indentRest(err.Error()))
+	// Errors quote untrusted input (a program's line, a file's name, a
+	// server's message): its hidden characters are shown escaped.
+	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, indentRest(visible.Text(err.Error())))
 	return exitFailure
 }
 

@@ -6,18 +6,24 @@ import (
 	"strings"
 
 	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/internal/visible"
 )
 
 func cmdInit(a *cli, args []string) int {
-	fs := a.flags("init", "[--dir WORKSPACE] [--from claude-desktop|cursor|claude-code|vscode|FILE] [--json]",
+	fs := a.flags("init", "[--dir WORKSPACE] [--from claude-desktop|cursor|claude-code|vscode|FILE] [--ci github|gitlab [--mcpcode-version V]] [--json]",
 		"Makes a workspace: mcp.json (with --from, the MCP servers of a host's configuration, each entry\n"+
 			"unchanged in meaning: variables stay ${VAR}), AGENTS.md (how an agent uses the tree, runs programs\n"+
 			"and proposes skills), a CLAUDE.md that points to it, and a .gitignore for .mcpcode/. Files that exist\n"+
 			"are kept; an import adds only servers mcp.json does not have. Prints the snippet that adds\n"+
-			"`mcpcode serve` to the host.")
+			"`mcpcode serve` to the host. --ci github writes .github/workflows/mcpcode-skills.yml into the\n"+
+			"repository (--ci gitlab: .gitlab/mcpcode-skills.gitlab-ci.yml): on every pull request it installs\n"+
+			"this version of mcpcode, verifies the skills with annotations, and posts the review cards of the\n"+
+			"changed skills (see docs/REVIEWING.md for its trust model).")
 	dir := fs.String("dir", "", "the workspace to create (default: the current directory)")
 	from := fs.String("from", "", "import the servers of this host (claude-desktop, cursor, claude-code, vscode) or of this file")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	ci := fs.String("ci", "", "also write the CI workflow of this code host: github or gitlab")
+	pin := fs.String("mcpcode-version", "", "the mcpcode version the workflow installs (default: this binary's)")
 	rest, code, ok := parse(fs, args)
 	if !ok {
 		return code
@@ -30,7 +36,11 @@ func cmdInit(a *cli, args []string) int {
 	if err != nil || strings.Contains(binary, "go-build") {
 		binary = "mcpcode"
 	}
-	rep, err := a.app.Init(app.InitOptions{Dir: *dir, From: *from, Home: home, Binary: binary})
+	version := *pin
+	if version == "" {
+		version = pinnableVersion()
+	}
+	rep, err := a.app.Init(app.InitOptions{Dir: *dir, From: *from, Home: home, Binary: binary, CI: *ci, MCPCodeVersion: version})
 	if err != nil {
 		if app.IsUsage(err) {
 			return a.usageError("init", "%v", err)
@@ -46,7 +56,7 @@ func cmdInit(a *cli, args []string) int {
 		if len(rep.Imported) == 0 {
 			fmt.Fprintf(a.stdout, "  imported no new server from %s\n", rep.Source)
 		} else {
-			fmt.Fprintf(a.stdout, "  imported %s from %s: %s\n", plural(len(rep.Imported), "server"), rep.Source, strings.Join(rep.Imported, ", "))
+			fmt.Fprintf(a.stdout, "  imported %s from %s: %s\n", plural(len(rep.Imported), "server"), rep.Source, visible.Line(strings.Join(rep.Imported, ", ")))
 		}
 	}
 	if len(rep.Written) > 0 {

@@ -31,6 +31,7 @@ type runFlags struct {
 	record         string
 	replay         string
 	noSession      bool
+	check          bool
 }
 
 // byteSize is a flag value like 256MiB, 1GiB or 1048576.
@@ -80,7 +81,7 @@ func formatBytes(n int64) string {
 }
 
 func cmdRun(a *cli, args []string) int {
-	fs := a.flags("run", "[FILE|-] [--dir WORKSPACE] [--timeout 30s] [--max-tool-calls 500] [--memory 256MiB]\n"+
+	fs := a.flags("run", "[FILE|-] [--dir WORKSPACE] [--check] [--timeout 30s] [--max-tool-calls 500] [--memory 256MiB]\n"+
 		"       [--max-output 20000] [--isolation worker|none] [--input JSON] [--privacy tokenize|off] [--json]\n"+
 		"   or: mcpcode run --skill NAME --input JSON",
 		"Bundles a TypeScript (or JavaScript) program and runs it sandboxed: it can import the generated\n"+
@@ -88,8 +89,9 @@ func cmdRun(a *cli, args []string) int {
 			"else of the host. Tool calls go to the servers in the workspace's mcp.json, each started only if\n"+
 			"the program calls it, or to the workspace's session when one runs (mcpcode session). Prints what\n"+
 			"the program logs, then its result (its default export, or what its default-exported function\n"+
-			"returns) as JSON. Exits 0 on success, 1 when the program failed, 2 on usage errors. Every run is\n"+
-			"recorded in .mcpcode/audit/ (see mcpcode audit).")
+			"returns) as JSON. With --check the program is first type-checked (see mcpcode check): on type\n"+
+			"errors nothing runs. Exits 0 on success, 1 when the program failed, 2 on usage errors, 3 when it\n"+
+			"does not type-check. Every run is recorded in .mcpcode/audit/ (see mcpcode audit).")
 	d := runtime.DefaultLimits()
 	rf := runFlags{limits: d, memory: byteSize(d.Memory), fsQuota: byteSize(d.FSQuota)}
 	fs.StringVar(&rf.dir, "dir", "", "the workspace: the directory with mcp.json, servers/, skills/ and workspace/ (default: the current directory, or the nearest parent with mcp.json)")
@@ -108,6 +110,7 @@ func cmdRun(a *cli, args []string) int {
 	fs.StringVar(&rf.record, "record", "", "write every tool call and result of the run, with its input and result, to FILE (a recording a skill proposal can carry as an example; it holds the real data)")
 	fs.StringVar(&rf.replay, "replay", "", "answer the run's tool calls from a recording FILE (mcpcode run --record) instead of any server; a call not in it is an error")
 	fs.BoolVar(&rf.noSession, "no-session", false, "start the servers the program calls even when a session runs for the workspace (mcpcode session)")
+	fs.BoolVar(&rf.check, "check", false, "type-check the program against the tree first (mcpcode check); on type errors nothing runs (exit 3)")
 	fs.StringVar(&rf.privacy, "privacy", "", `"tokenize" shows emails, phones, names, cards, IBANs and IPs as tokens such as [EMAIL_1] and sends tool calls the real values; "off"; default: mcp.json's "privacy" mode, else off`)
 	rest, code, ok := parse(fs, args)
 	if !ok {
@@ -140,6 +143,9 @@ func cmdRun(a *cli, args []string) int {
 		Privacy: rf.privacy, ReplayFile: rf.replay, RecordFile: rf.record, NoSession: rf.noSession,
 		Warn:    func(msg string) { fmt.Fprintf(a.stderr, "mcpcode run: warning: %s\n", visible.Text(msg)) },
 		OneShot: true} // this process ends with the run
+	if rf.check {
+		req.Check = app.CheckOn
+	}
 	switch {
 	case rf.skill != "":
 	case rest[0] == "-":
@@ -179,7 +185,10 @@ func cmdWorker(a *cli, args []string) int {
 // --max-output) and returns the exit code.
 func (a *cli) printRunResult(res *runtime.Result, rf runFlags) int {
 	code := exitOK
-	if !res.OK {
+	switch {
+	case res.Error != nil && res.Error.Kind == runtime.KindTypeCheck:
+		code = exitTypeErrors
+	case !res.OK:
 		code = exitFailure
 	}
 	if rf.asJSON {

@@ -28,6 +28,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv(reaperEnv) != "" {
 		os.Exit(reaperMain(os.Args[1:]))
 	}
+	if len(os.Args) == 3 && os.Args[1] == hangServerArg {
+		serveHangServer(os.Args[2])
+		os.Exit(0)
+	}
 	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-test.") {
 		os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/internal/visible"
 	"github.com/mcpcode/mcpcode/servers"
 )
 
@@ -23,6 +24,32 @@ func mcpcodeVersion() string {
 		return bi.Main.Version
 	}
 	return "devel"
+}
+
+// pinnableVersion is what a workflow can install this mcpcode as: its
+// release version, else the commit it was built from (when the build
+// recorded one and the tree was clean), else "" .
+func pinnableVersion() string {
+	if v := mcpcodeVersion(); v != "devel" {
+		return v
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	rev, modified := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if modified {
+		return ""
+	}
+	return rev
 }
 
 // dirFlag is --dir, which every command that works in a workspace takes.
@@ -63,7 +90,7 @@ func (a *cli) openWith(o app.OpenOptions) (*app.Workspace, error) {
 
 func (a *cli) printWarnings(warnings []string) {
 	for _, w := range warnings {
-		fmt.Fprintf(a.stderr, "warning: %s\n", w)
+		fmt.Fprintf(a.stderr, "warning: %s\n", visible.Text(w))
 	}
 }
 
