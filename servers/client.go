@@ -134,6 +134,31 @@ func (f *inflight) route(def *ClientHandlers) (h *ClientHandlers, callCtx contex
 	return h, callCtx, nil
 }
 
+type callKey struct{}
+
+// withCall marks ctx as the context of a request mcpcode makes of the
+// server (a tool call, a resource read). A 2026-07-28 server asks what it
+// needs by answering such a request with an interim result (multi
+// round-trip requests); go-sdk then runs the handlers with the context of
+// that very request, so what the server asks is attributed to its
+// requester exactly, whoever else is calling the server.
+func withCall(ctx context.Context) context.Context { return context.WithValue(ctx, callKey{}, true) }
+
+// route returns the handlers for a server's request, given the context
+// go-sdk runs the handler with: the handlers of the request it answers
+// when that context is one (an input request of a multi round-trip
+// request), else the route of the calls in flight (a request the server
+// sent on its own, before 2026-07-28).
+func (u *upstream) route(hctx context.Context) (h *ClientHandlers, callCtx context.Context, err error) {
+	if hctx.Value(callKey{}) != nil {
+		if h = handlersOf(hctx); h == nil {
+			h = u.pool.opts.Handlers
+		}
+		return h, nil, nil // hctx ends with the request
+	}
+	return u.inflight.route(u.pool.opts.Handlers)
+}
+
 // requestContext is the context a handler runs in: the handler's own
 // (go-sdk cancels it when the server gives up), also ended when the call
 // that the request belongs to ends.
@@ -148,7 +173,7 @@ func requestContext(hctx, callCtx context.Context) (context.Context, context.Can
 
 // elicit answers a server's elicitation request.
 func (u *upstream) elicit(hctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	h, callCtx, err := u.inflight.route(u.pool.opts.Handlers)
+	h, callCtx, err := u.route(hctx)
 	if err != nil {
 		u.log.note("elicitation declined", err.Error())
 		return nil, err
@@ -192,7 +217,7 @@ func (u *upstream) formOrder(p *mcp.ElicitParams) []string {
 
 // sample answers a server's sampling request.
 func (u *upstream) sample(hctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-	h, callCtx, err := u.inflight.route(u.pool.opts.Handlers)
+	h, callCtx, err := u.route(hctx)
 	if err != nil {
 		u.log.note("sampling declined", err.Error())
 		return nil, err
