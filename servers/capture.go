@@ -484,6 +484,7 @@ type httpRoundTripper struct {
 
 func (t *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
+	encodeNameHeader(req.Header)
 	for k, v := range t.headers {
 		if req.Header.Get(k) == "" {
 			req.Header.Set(k, v)

@@ -9,6 +9,7 @@
 //
 // Tools:
 //   add         {a, b} → "a+b=<sum>" (read-only)
+//   grüße       {}     → "grüße zurück" (read-only; a name that is not ASCII)
 //   write_note  {text} → asks the person to confirm (an `input_required`
 //               result carrying a form elicitation); only after an accepted
 //               confirmation does it append the text to $NOTES_FILE.
@@ -38,6 +39,13 @@ function factory() {
       annotations: { readOnlyHint: true },
     },
     async ({ a, b }) => ({ content: [{ type: "text", text: `${a}+${b}=${a + b}` }] }),
+  );
+  // A name that is not plain ASCII: over HTTP its Mcp-Name header must be
+  // Base64-encoded, which this SDK checks against the body.
+  server.registerTool(
+    "grüße",
+    { description: "Greets", inputSchema: fromJsonSchema({ type: "object", properties: {} }), annotations: { readOnlyHint: true } },
+    async () => ({ content: [{ type: "text", text: "grüße zurück" }] }),
   );
   server.registerTool(
     "write_note",
