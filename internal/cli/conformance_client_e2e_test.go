@@ -75,6 +75,11 @@ func TestClientConformance2026(t *testing.T) {
 	cmd := exec.CommandContext(ctx, node, suite, "client",
 		"--command", shellQuote(node)+" "+shellQuote(filepath.Join(conf, "client-driver.mjs")),
 		"--requirements", "2026-07-28",
+		// Each scenario runs the binary four times (auth, tools, gen, run)
+		// with the suite running the scenarios at once: on a loaded machine
+		// the suite's 30 s per scenario can run out. A slow client fails no
+		// check by itself; a timed-out one fails them all.
+		"--timeout", "120000",
 		"--expected-failures", expectedFile,
 		"-o", t.TempDir())
 	cmd.Env = append(os.Environ(), path, "MCPCODE="+binary)
