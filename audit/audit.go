@@ -29,6 +29,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpcode/mcpcode/internal/filelock"
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 )
 
@@ -280,9 +281,12 @@ func (l Log) Append(rec Record) error {
 	if err != nil {
 		return fmt.Errorf("writing the audit log: %w", err)
 	}
-	unlock := lockFile(f)
+	// One write under the lock: appends of several processes never
+	// interleave (without a lock, an append is still one write).
+	if unlock, lerr := filelock.Lock(f, nil); lerr == nil {
+		defer unlock()
+	}
 	_, err = f.Write(line)
-	unlock()
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

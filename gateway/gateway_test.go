@@ -338,14 +338,23 @@ export default async function (input: { status?: string }) {
 	if res.IsError || strings.TrimSpace(text) == "" || strings.TrimSpace(text) == "0" {
 		t.Errorf("skill call: %v %q", res.IsError, text)
 	}
-	// Dismissing is not possible for an approved skill; removing it is.
-	if err := os.RemoveAll(filepath.Join(ws.Root, "skills", "count-orders")); err != nil {
+	// Dismissing is not possible for an approved skill; revoking it (or
+	// deleting its folder) is: hosts are told, and its tool is gone.
+	if _, err := ws.RevokeSkill("count-orders", skills.RevokeOptions{By: "test", Reason: "no longer needed"}); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case <-changed:
 	case <-time.After(20 * time.Second):
-		t.Fatal("no tools/list_changed after the skill was removed")
+		t.Fatal("no tools/list_changed after the skill was revoked")
+	}
+	for tool, err := range s.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tool.Name == "count-orders" {
+			t.Error("the revoked skill is still a tool")
+		}
 	}
 }
 

@@ -70,7 +70,8 @@ func (g *Gateway) addCodeTools() {
 		InputSchema: json.RawMessage(`{"type":"object","properties":{
 "code":{"type":"string","description":"the program (TypeScript); top-level await works"},
 "input":{"description":"JSON passed to a default-exported function"},
-"timeoutMs":{"type":"integer","minimum":1,"description":"wall-time limit of the run in milliseconds (at most the server's limit)"}},"required":["code"],"additionalProperties":false}`),
+"timeoutMs":{"type":"integer","minimum":1,"description":"wall-time limit of the run in milliseconds (at most the server's limit)"},
+"check":{"type":"boolean","description":"type-check the program against the tree first; on type errors nothing runs and they come back (default: on when the server has a TypeScript compiler); false runs it unchecked"}},"required":["code"],"additionalProperties":false}`),
 		OutputSchema: json.RawMessage(runRecordSchema),
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: boolPtr(true), OpenWorldHint: boolPtr(true)},
 	}, g.handleExecute)
@@ -196,6 +197,7 @@ func (g *Gateway) handleExecute(ctx context.Context, req *mcp.CallToolRequest) (
 		Code      string          `json:"code"`
 		Input     json.RawMessage `json:"input"`
 		TimeoutMs int64           `json:"timeoutMs"`
+		Check     *bool           `json:"check"`
 	}
 	if r := decode(req, &in); r != nil {
 		return r, nil
@@ -203,7 +205,11 @@ func (g *Gateway) handleExecute(ctx context.Context, req *mcp.CallToolRequest) (
 	if strings.TrimSpace(in.Code) == "" {
 		return errorResult("code is empty: give a TypeScript program"), nil
 	}
-	return g.run(ctx, req.Session, app.RunRequest{Source: []byte(in.Code), Input: in.Input}, in.TimeoutMs)
+	check := app.CheckAuto
+	if in.Check != nil {
+		check = map[bool]string{true: app.CheckOn, false: app.CheckOff}[*in.Check]
+	}
+	return g.run(ctx, req.Session, app.RunRequest{Source: []byte(in.Code), Input: in.Input, Check: check}, in.TimeoutMs)
 }
 
 // run runs a program or a skill for a client, with writes under the gate.

@@ -13,6 +13,11 @@ import (
 //go:embed assets/mcpcode.d.ts
 var runtimeDeclarations []byte
 
+// RuntimeDeclarations returns mcpcode.d.ts, the ambient types of what the
+// runtime gives a program, as gen writes it into the tree: the type check
+// uses this copy, the binary's own, whatever the tree holds.
+func RuntimeDeclarations() []byte { return append([]byte(nil), runtimeDeclarations...) }
+
 // Root files of the out dir.
 const (
 	readmeFile   = "README.md"

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpcode/mcpcode/internal/filelock"
 )
 
 // Files of a store, in its directory.
@@ -158,7 +160,7 @@ func (st *Store) save() error {
 func (st *Store) update(fn func(d *storeData)) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	unlock, err := lockDir(st.dir)
+	unlock, err := st.lock()
 	if err != nil {
 		return fmt.Errorf("locking the token store: %w", err)
 	}
@@ -169,6 +171,15 @@ func (st *Store) update(fn func(d *storeData)) error {
 	fn(st.data)
 	st.evict()
 	return st.save()
+}
+
+// lock takes the store's file lock (its lock file created 0600), waiting
+// for another process that holds it.
+func (st *Store) lock() (func(), error) {
+	if err := os.MkdirAll(st.dir, 0o700); err != nil {
+		return nil, err
+	}
+	return filelock.LockPath(filepath.Join(st.dir, lockName), 0o600, nil)
 }
 
 // evict drops the least recently used entries beyond the bound. Callers

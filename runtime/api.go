@@ -266,6 +266,11 @@ const (
 	KindLimit      = "limit"      // a run limit was hit (see RunError.Limit)
 	KindCrashed    = "crashed"    // the worker process died for another reason, or the run could not start
 	KindCanceled   = "canceled"   // the caller's context was canceled
+	// KindTypeCheck: the program does not type-check against the tree, so
+	// nothing of it ran (a run asked to type-check first: mcpcode run
+	// --check, serve's execute). Set before the run by internal/app, never
+	// by Run.
+	KindTypeCheck = "typecheck"
 )
 
 // ToolCallRecord is one tool call sent to its server. Calls refused before

@@ -41,7 +41,7 @@ const pending = sheet.rows.filter((r) => r.Status === "pending" && (r.Amount as 
 console.log(pending.length + " pending of " + sheet.rows.length);
 export default pending.slice(0, 5);`)
 	fc := newFakeCaller()
-	fc.rows = 10000
+	fc.Rows = 10000
 	opts := RunOptions{Workspace: ws, Caller: fc}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -246,6 +246,12 @@ func (b *build) realRel(abs string) (string, error) {
 	return filepath.ToSlash(rel), nil
 }
 
+// ImportRefusal says why a workspace-relative, slash-separated path may
+// never be imported by a program or a skill (it is under workspace/ or
+// .mcpcode/, hidden, in node_modules or a proposal), or returns "". The type
+// check (runtime/typecheck) confines what the compiler may read with it.
+func ImportRefusal(rel string) string { return unimportable(rel) }
+
 // unimportable says why a workspace-relative path may never be imported, or
 // returns "". Reserved names are compared without case, as a
 // case-insensitive file system (macOS, Windows) would resolve them.

@@ -305,7 +305,7 @@ export default out;`
 			if got := resultString(t, res); got != tt.want {
 				t.Errorf("outcome = %q\nwant      %q", got, tt.want)
 			}
-			if n := len(fc.callList()); n != 0 {
+			if n := len(fc.Calls()); n != 0 {
 				t.Errorf("%d calls reached upstream", n)
 			}
 		})
@@ -442,7 +442,7 @@ export default ran;`
 	if string(res.Result) != "0" {
 		t.Errorf("program code ran %s times while the arguments were serialised", res.Result)
 	}
-	calls := fc.callList()
+	calls := fc.Calls()
 	want := `{"id":"d1","when":"1970-01-01T00:00:00.000Z","n":7,"s":"x","list":[1,null,null,null,null,0],"nested":{"k":"v","a/b":[]}}`
 	if len(calls) != 1 || calls[0].Args != want {
 		t.Errorf("arguments sent:\n%v\nwant %s", calls, want)

@@ -115,7 +115,7 @@ export default f();`, msg: `"undefinedundefinedobjectundefined"`},
 				t.Errorf("a host file was read as a source map: %s", b)
 			}
 			if tt.limit == LimitToolCalls {
-				if n := len(fc.callList()); n != 3 {
+				if n := len(fc.Calls()); n != 3 {
 					t.Errorf("upstream received %d calls, want 3", n)
 				}
 			}

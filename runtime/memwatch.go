@@ -4,8 +4,6 @@ import (
 	goruntime "runtime"
 	"runtime/metrics"
 	"time"
-
-	"github.com/mcpcode/mcpcode/internal/hugeheap"
 )
 
 // memorySampleEvery is how often the memory watchdog looks at the heap.
@@ -48,7 +46,6 @@ func (r *run) watchMemory(stop <-chan struct{}, base uint64) {
 // there, it would be the program's to fill. What the last collection found
 // live is no better: it may have run while the bundler's data was live.
 func MemoryBase() uint64 {
-	hugeheap.Settle() // room a one-shot process reserved is not the run's
 	goruntime.GC()
 	return HeapBytes()
 }

@@ -160,8 +160,8 @@ export default out;`
 				if arr, ok := got.([]any); ok && arr[0] == KindValidation {
 					t.Fatalf("call was refused: %v", got)
 				}
-				if len(fc.callList()) != 1 {
-					t.Fatalf("upstream received %d calls, want 1", len(fc.callList()))
+				if len(fc.Calls()) != 1 {
+					t.Fatalf("upstream received %d calls, want 1", len(fc.Calls()))
 				}
 				return
 			}
@@ -179,7 +179,7 @@ export default out;`
 			if strings.Join(lines, "\n") != strings.Join(tt.want, "\n") {
 				t.Errorf("problems =\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(tt.want, "\n"))
 			}
-			if n := len(fc.callList()); n != 0 {
+			if n := len(fc.Calls()); n != 0 {
 				t.Errorf("upstream received %d calls, want none", n)
 			}
 		})
@@ -188,15 +188,15 @@ export default out;`
 
 func TestRunCallsRunConcurrently(t *testing.T) {
 	fc := newFakeCaller()
-	fc.barrier = 10 // every call waits until 10 are in flight together
+	fc.Barrier = 10 // every call waits until 10 are in flight together
 	src := `import { getDocument } from "servers/google-drive/getDocument";
 const ids = Array.from({ length: 10 }, (_, i) => "d" + i);
 const docs = await Promise.all(ids.map((documentId) => getDocument({ documentId })));
 export default docs.map((d) => d.title);`
 	res := runSource(t, src, RunOptions{Caller: fc})
 	mustOK(t, res)
-	if fc.maxInFlight != 10 {
-		t.Errorf("max calls in flight = %d, want 10", fc.maxInFlight)
+	if fc.MaxInFlight() != 10 {
+		t.Errorf("max calls in flight = %d, want 10", fc.MaxInFlight())
 	}
 	if !strings.Contains(string(res.Result), `"Doc d9"`) || res.Stats.ToolCalls != 10 {
 		t.Errorf("result = %s, stats = %+v", res.Result, res.Stats)
@@ -222,7 +222,7 @@ await Promise.all([1, 2, 3, 4, 5].map((i) => getDocument({ documentId: "d" + i }
 		t.Run(tt.name, func(t *testing.T) {
 			fc := newFakeCaller()
 			mustOK(t, runSource(t, tt.src, RunOptions{Caller: fc}))
-			if got := fc.toolsList(); strings.Join(got, ",") != strings.Join(tt.want, ",") {
+			if got := fc.ToolsAsked(); strings.Join(got, ",") != strings.Join(tt.want, ",") {
 				t.Errorf("Tools was asked for %v, want %v", got, tt.want)
 			}
 		})

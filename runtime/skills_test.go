@@ -8,7 +8,7 @@ import (
 
 func countCalls(fc *fakeCaller, server, tool string) int {
 	n := 0
-	for _, c := range fc.callList() {
+	for _, c := range fc.Calls() {
 		if c.Server == server && c.Tool == tool {
 			n++
 		}
@@ -193,7 +193,7 @@ func TestSkillScopeReachesTheCaller(t *testing.T) {
 	}
 	fc := newFakeCaller()
 	mustOK(t, Run(t.Context(), p, RunOptions{Workspace: ws, Caller: fc}))
-	if got := fc.scopes(); strings.Join(got, "\n") != strings.Join(wantScopes, "\n") {
+	if got := fc.Scopes(); strings.Join(got, "\n") != strings.Join(wantScopes, "\n") {
 		t.Errorf("calls as the caller saw them:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wantScopes, "\n"))
 	}
 }
@@ -213,8 +213,8 @@ export default async () => { setTimeout(() => callMCPTool("google-drive", "getSh
 	fc := newFakeCaller()
 	res := Run(t.Context(), p, RunOptions{Workspace: ws, Caller: fc, Limits: Limits{Timeout: guard}})
 	mustOK(t, res)
-	if string(res.Result) != `"done"` || len(fc.callList()) != 0 {
-		t.Errorf("result %s, calls %v", res.Result, fc.callList())
+	if string(res.Result) != `"done"` || len(fc.Calls()) != 0 {
+		t.Errorf("result %s, calls %v", res.Result, fc.Calls())
 	}
 }
 
@@ -237,7 +237,7 @@ export default async () => {
 			}
 			fc := newFakeCaller()
 			mustOK(t, Run(t.Context(), p, RunOptions{Workspace: ws, Caller: fc, Limits: Limits{Timeout: guard}}))
-			if calls := fc.callList(); len(calls) != 1 || calls[0].Args != `{"sheetId":"first"}` {
+			if calls := fc.Calls(); len(calls) != 1 || calls[0].Args != `{"sheetId":"first"}` {
 				t.Errorf("calls upstream: %+v, want only the first", calls)
 			}
 		})

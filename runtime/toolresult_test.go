@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpcode/mcpcode/internal/mcptest"
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 )
 
@@ -22,7 +23,7 @@ type oneResultCaller struct {
 }
 
 func (c oneResultCaller) Tools(context.Context, string) ([]mcptool.Tool, error) {
-	return []mcptool.Tool{toolDef{Name: "x", HasOutputSchema: c.structured, ReadOnly: true}.tool()}, nil
+	return []mcptool.Tool{mcptest.ToolDef{Name: "x", HasOutputSchema: c.structured, ReadOnly: true}.Tool()}, nil
 }
 
 func (c oneResultCaller) CallTool(ctx context.Context, _, _ string, _ json.RawMessage) (*mcptool.Result, error) {

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -155,7 +153,7 @@ func (r *run) startCall(o *callOptions, server string) (*upstreamCall, string) {
 		c.ctx = mcptool.WithNotices(c.ctx, &mcptool.NoticeSink{Send: func(n mcptool.Notice) {
 			// Counted against the output limit like console output, and
 			// marked as the server's.
-			r.logs.add("server", noticeText(n), 0)
+			r.logs.add("server", n.Text(), 0)
 			if n.Kind != mcptool.NoticeProgress || onProgress == nil {
 				return
 			}
@@ -205,30 +203,6 @@ func (c *upstreamCall) finish(out callOutcome, server, tool string, timeout time
 		return callOutcome{kind: KindCanceled, message: fmt.Sprintf("calling %s.%s: the call was aborted (its signal); the server was told to cancel it", server, tool)}
 	}
 	return out
-}
-
-// noticeText is how a server's notice shows in the run's output.
-func noticeText(n mcptool.Notice) string {
-	if n.Kind == mcptool.NoticeProgress {
-		s := "[" + n.Server + " progress] " + strconv.FormatFloat(n.Progress, 'f', -1, 64)
-		if n.Total > 0 {
-			s += "/" + strconv.FormatFloat(n.Total, 'f', -1, 64)
-		}
-		if n.Message != "" {
-			s += " " + n.Message
-		}
-		return s
-	}
-	text := string(n.Data)
-	var str string
-	if json.Unmarshal(n.Data, &str) == nil {
-		text = str
-	}
-	level := n.Level
-	if n.Logger != "" {
-		level += " " + n.Logger
-	}
-	return "[" + n.Server + " " + level + "] " + strings.TrimRight(text, "\n")
 }
 
 // abortControllerSource is mcpcode:runtime's AbortController: the small

@@ -38,7 +38,23 @@ type Config struct {
 	Warnings []string
 	// Privacy is the "privacy" object; nil when mcp.json has none.
 	Privacy *PrivacyConfig
+	// TypeCheck is the "typecheck" object; nil when mcp.json has none.
+	TypeCheck *TypeCheckConfig
 }
+
+// TypeCheckConfig is the "typecheck" object of mcp.json:
+//
+//	"typecheck": {"tsc": "./tools/node_modules/.bin/tsc"}
+type TypeCheckConfig struct {
+	// TSC is the TypeScript compiler to check programs with (absolute; a
+	// relative path in mcp.json is taken relative to its directory). ""
+	// looks in the workspace's node_modules, then on PATH.
+	TSC string `json:"tsc,omitempty"`
+}
+
+// typeCheckKey is the top-level key of mcp.json that configures the type
+// check of programs.
+const typeCheckKey = "typecheck"
 
 // ServerConfig is one upstream server, with every ${VAR} already expanded.
 type ServerConfig struct {
@@ -184,7 +200,7 @@ func ParseConfig(data []byte, name string, lookupEnv func(string) (string, bool)
 		return nil, err
 	}
 	for k := range top {
-		if k != key && k != privacyKey {
+		if k != key && k != privacyKey && k != typeCheckKey {
 			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: unknown top-level field %q ignored", display, k))
 		}
 	}
@@ -219,8 +235,43 @@ func ParseConfig(data []byte, name string, lookupEnv func(string) (string, bool)
 		}
 		cfg.Privacy = p
 	}
+	if raw, ok := top[typeCheckKey]; ok {
+		tc, warnings, err := parseTypeCheck(display, raw, baseDir)
+		cfg.Warnings = append(cfg.Warnings, warnings...)
+		if err != nil {
+			return nil, err
+		}
+		cfg.TypeCheck = tc
+	}
 	sort.Strings(cfg.Warnings)
 	return cfg, nil
+}
+
+// parseTypeCheck parses the "typecheck" object; a relative "tsc" is taken
+// relative to baseDir, the config file's directory.
+func parseTypeCheck(display string, raw json.RawMessage, baseDir string) (*TypeCheckConfig, []string, error) {
+	where := display + `: "typecheck"`
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return nil, nil, fmt.Errorf(`%s must be an object such as {"tsc": "node_modules/.bin/tsc"}`, where)
+	}
+	var warnings []string
+	for _, f := range sortedKeys(fields) {
+		if f != "tsc" {
+			warnings = append(warnings, fmt.Sprintf("%s: unknown field %q ignored", where, f))
+		}
+	}
+	tc := &TypeCheckConfig{}
+	if r, ok := fields["tsc"]; ok {
+		if err := json.Unmarshal(r, &tc.TSC); err != nil || strings.TrimSpace(tc.TSC) == "" {
+			return nil, warnings, fmt.Errorf(`%s: "tsc" must be the path of a TypeScript compiler, such as "node_modules/.bin/tsc"`, where)
+		}
+		if !filepath.IsAbs(tc.TSC) {
+			tc.TSC = filepath.Join(baseDir, tc.TSC)
+		}
+		tc.TSC = filepath.Clean(tc.TSC)
+	}
+	return tc, warnings, nil
 }
 
 // serversKey picks the key holding the servers: "mcpServers" (Claude

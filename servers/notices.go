@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -96,32 +95,6 @@ func (u *upstream) logMessage(p *mcp.LoggingMessageParams) {
 	for _, sink := range u.inflight.sinks() {
 		sink.Send(mcptool.Notice{Server: u.cfg.Name, Kind: mcptool.NoticeLog, Level: string(p.Level), Logger: p.Logger, Data: data})
 	}
-}
-
-// NoticeText is how a notice shows in a run's output: marked as coming
-// from the server.
-func NoticeText(n mcptool.Notice) string {
-	switch n.Kind {
-	case mcptool.NoticeProgress:
-		s := fmt.Sprintf("[%s progress] %s", n.Server, strconv.FormatFloat(n.Progress, 'f', -1, 64))
-		if n.Total > 0 {
-			s += "/" + strconv.FormatFloat(n.Total, 'f', -1, 64)
-		}
-		if n.Message != "" {
-			s += " " + n.Message
-		}
-		return s
-	}
-	text := string(n.Data)
-	var str string
-	if json.Unmarshal(n.Data, &str) == nil {
-		text = str
-	}
-	level := n.Level
-	if n.Logger != "" {
-		level += " " + n.Logger
-	}
-	return fmt.Sprintf("[%s %s] %s", n.Server, level, strings.TrimRight(text, "\n"))
 }
 
 // taskRequired is the result of a call of a tool that requires task

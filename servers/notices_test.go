@@ -70,7 +70,7 @@ func TestNoticesAndResources(t *testing.T) {
 	sink := &mcptool.NoticeSink{Send: func(n mcptool.Notice) {
 		mu.Lock()
 		defer mu.Unlock()
-		got = append(got, NoticeText(n))
+		got = append(got, n.Text())
 	}}
 	res, err := p.CallTool(mcptool.WithNotices(ctx, sink), "chatty", "work", nil)
 	if err != nil || res.Text() != "done" {

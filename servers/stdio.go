@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpcode/mcpcode/internal/pipesize"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -95,7 +94,6 @@ func (t *stdioTransport) start() (*process, error) {
 		inW.Close()
 		return nil, err
 	}
-	pipesize.Grow(outR) // a result of megabytes in a few rounds, not 80
 	errR, errW, err := os.Pipe()
 	if err != nil {
 		inR.Close()

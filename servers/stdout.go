@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mcpcode/mcpcode/internal/hugeheap"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -83,9 +82,7 @@ var errLineTooLong = fmt.Errorf("the server sent a line of more than %d MiB on s
 //
 // As bufio's ReadBytes, it keeps the full buffers of a long line and joins
 // them once: a 5 MB line is copied twice, not regrown and recopied twenty
-// times. Once a line reaches hugeheap.LargeBytes it says so
-// (hugeheap.Large): a process that allowed it, a one-shot run, then has
-// the rest of the line and the values made from it on huge pages.
+// times.
 func (f *stdoutFilter) readLine() ([]byte, error) {
 	var full [][]byte
 	n := 0
@@ -105,9 +102,6 @@ func (f *stdoutFilter) readLine() ([]byte, error) {
 		}
 		if n+len(frag) > maxLine {
 			return nil, errLineTooLong
-		}
-		if n < hugeheap.LargeBytes && n+len(frag) >= hugeheap.LargeBytes {
-			hugeheap.Large()
 		}
 		full = append(full, bytes.Clone(frag))
 		n += len(frag)

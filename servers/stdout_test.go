@@ -10,7 +10,7 @@ import (
 )
 
 // TestReadLineLong: lines of any length, over many of the reader's
-// buffers and past hugeheap.LargeBytes, come back whole and each in a
+// buffers and past a megabyte, come back whole and each in a
 // buffer of its own; a last line without a newline comes with io.EOF.
 func TestReadLineLong(t *testing.T) {
 	t.Parallel()

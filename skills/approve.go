@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mcpcode/mcpcode/internal/atomicfile"
 )
@@ -16,8 +17,13 @@ type ApproveOptions struct {
 	// AllowWrite grants the skill calls to tools that are not read-only. It
 	// is recorded in SKILL.md; without it such a proposal is refused.
 	AllowWrite bool
-	// ApprovedBy names the person, for the record.
+	// ApprovedBy names the person, for the record (Approval.By).
 	ApprovedBy string
+	// ApprovedAt is the time of the approval (time.Now when zero), and
+	// Commit the commit checked out, when there is one: both are recorded
+	// in SKILL.md with ApprovedBy, covered by its hash.
+	ApprovedAt time.Time
+	Commit     string
 	// SHA256 is the hash the review card printed (Card.SHA256): approval
 	// is refused unless what would be installed still has it. Empty
 	// approves only what the card showed last (Show records it), when
@@ -79,7 +85,7 @@ func (w Workspace) Approve(name string, opts ApproveOptions) (*Approved, error) 
 		return nil, err
 	}
 	info := skillInfo{name: name, description: p.Description, rationale: p.Rationale, proposedBy: p.ProposedBy, schema: p.InputSchema}
-	skillMD, err := approvedSkillMD(info, a, files, opts.AllowWrite, opts.ApprovedBy)
+	skillMD, err := approvedSkillMD(info, a, files, opts.AllowWrite, opts.record())
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +135,7 @@ func (w Workspace) reapprove(name string, opts ApproveOptions) (*Approved, error
 		return nil, err
 	}
 	info := skillInfo{name: name, description: fm.Description, rationale: rationaleOf(body), proposedBy: fm.Metadata[metaProposedBy], schema: files[schemaFile]}
-	skillMD, err := approvedSkillMD(info, a, files, opts.AllowWrite, opts.ApprovedBy)
+	skillMD, err := approvedSkillMD(info, a, files, opts.AllowWrite, opts.record())
 	if err != nil {
 		return nil, err
 	}
@@ -141,6 +147,15 @@ func (w Workspace) reapprove(name string, opts ApproveOptions) (*Approved, error
 		return nil, err
 	}
 	return &Approved{Name: name, Dir: w.approvedDir(name), Tools: a.tools, Dynamic: a.dynamic, Write: opts.AllowWrite, Reapproved: true}, nil
+}
+
+// record is the approval's record that SKILL.md keeps.
+func (o ApproveOptions) record() Approval {
+	at := o.ApprovedAt
+	if at.IsZero() {
+		at = time.Now()
+	}
+	return Approval{By: strings.TrimSpace(o.ApprovedBy), At: approvalTime(at), Commit: strings.TrimSpace(o.Commit)}
 }
 
 // approvable refuses an analysis that calls tools that do not exist, or
@@ -182,18 +197,21 @@ type skillInfo struct {
 
 // approvedSkillMD renders the SKILL.md an approval writes, with the hashes
 // that bind it to the files.
-func approvedSkillMD(info skillInfo, a *analysis, files map[string][]byte, write bool, approvedBy string) ([]byte, error) {
+func approvedSkillMD(info skillInfo, a *analysis, files map[string][]byte, write bool, rec Approval) ([]byte, error) {
 	tools := toolNames(a.tools)
 	review := reviewHash(info.name, info.description, files)
+	rec.Unbound = false
 	fm := Frontmatter{Name: info.name, Description: strings.TrimSpace(info.description), Metadata: map[string]string{
 		metaTools:      strings.Join(tools, " "),
 		metaWrite:      fmt.Sprint(write),
-		metaSHA256:     approvalHash(review, write, tools),
+		metaSHA256:     approvalHash(review, write, tools, rec),
 		metaFiles:      fileHashes(files),
 		metaProposedBy: info.proposedBy,
 	}}
-	if approvedBy != "" {
-		fm.Metadata[metaApprovedBy] = approvedBy
+	for k, v := range map[string]string{metaApprovedBy: rec.By, metaApprovedAt: rec.At, metaApprovedCommit: rec.Commit} {
+		if v != "" {
+			fm.Metadata[k] = v
+		}
 	}
 	return renderSkillMD(fm, info.rationale, info.schema, a.tools)
 }

@@ -191,7 +191,7 @@ func TestRecordedToolsMustStillMap(t *testing.T) {
 	if r.OK || r.Error.Kind != "permission" || !strings.Contains(r.Error.Message, `skill "lead" may not call salesforce.query: a skill may call only the tools recorded when it was approved`) {
 		t.Errorf("run: ok=%v %+v", r.OK, r.Error)
 	}
-	if len(caller.called()) != 0 {
-		t.Errorf("calls reached the server: %v", caller.called())
+	if len(caller.Calls()) != 0 {
+		t.Errorf("calls reached the server: %v", caller.Calls())
 	}
 }

@@ -8,8 +8,11 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/mcpcode/mcpcode/generator"
 	"github.com/mcpcode/mcpcode/internal/visible"
 )
 
@@ -46,6 +49,17 @@ type Card struct {
 	Examples []CardExample `json:"examples,omitempty"`
 	// UpdatesApproved is set when approving replaces an approved skill.
 	UpdatesApproved bool `json:"updatesApproved,omitempty"`
+	// SinceApproved is what changed against the approved version, when
+	// there is one: the card of a proposal that replaces an approved skill,
+	// or of a skill compared with a git base (`skills diff`). It leads the
+	// card.
+	SinceApproved *Diff `json:"sinceApproved,omitempty"`
+	// Approval is who approved an approved skill, when and at which
+	// commit, as its SKILL.md records it.
+	Approval *Approval `json:"approval,omitempty"`
+	// TypeCheck, on a proposal's card, says that its program type-checked
+	// when it was proposed, and against which tree; nil when it was not.
+	TypeCheck *TypeCheck `json:"typeCheck,omitempty"`
 	// Approve is the command that approves what the card shows ("" for a
 	// dismissed proposal).
 	Approve string `json:"approve,omitempty"`
@@ -70,8 +84,12 @@ type CardExample struct {
 // Show builds the review card of a skill: a pending proposal, a dismissed
 // one, or an approved skill. Showing the card of a pending proposal or an
 // approved skill records its hash: `skills approve NAME` without --sha256
-// approves that and nothing else.
-func (w Workspace) Show(name string) (*Card, error) {
+// approves that and nothing else. The card of a proposal that replaces an
+// approved skill leads with what changed against it (SinceApproved).
+func (w Workspace) Show(name string) (*Card, error) { return w.card(name, true) }
+
+// card builds the review card of a skill; note records its hash as shown.
+func (w Workspace) card(name string, note bool) (*Card, error) {
 	if err := ValidateName(name); err != nil {
 		return nil, err
 	}
@@ -102,7 +120,7 @@ func (w Workspace) Show(name string) (*Card, error) {
 		c := &Card{Name: name, Status: status, Description: p.Description, Rationale: p.Rationale,
 			ProposedBy: p.ProposedBy, ProposedAt: p.ProposedAt.Format("2006-01-02 15:04 MST"),
 			Tools: p.Tools, Dynamic: p.Dynamic, Skills: p.Skills, InputSchema: p.InputSchema,
-			Changed: hashOf(program) != p.SHA256, UpdatesApproved: approved && pending}
+			Changed: hashOf(program) != p.SHA256, UpdatesApproved: approved && pending, TypeCheck: p.TypeCheck}
 		c.fill(name, p.Description, files)
 		if c.Changed {
 			// Show what is there now, analysed afresh, so nothing hides.
@@ -112,7 +130,15 @@ func (w Workspace) Show(name string) (*Card, error) {
 		}
 		if status == StatusPending {
 			c.Approve = approveCommand(name, c.SHA256, c.needsWrite())
-			w.noteShown(name, c.SHA256)
+			if note {
+				w.noteShown(name, c.SHA256)
+			}
+		}
+		if c.UpdatesApproved {
+			head := &skillVersion{description: p.Description, files: files, write: c.needsWrite(), tools: c.Tools}
+			if base, err := w.approvedVersion(name); err == nil {
+				c.SinceApproved = diffVersions(name, "the approved skills/"+name, base, head)
+			}
 		}
 		return c, nil
 	case approved:
@@ -140,11 +166,57 @@ func (w Workspace) Show(name string) (*Card, error) {
 		}
 		c.Tools, c.Dynamic, c.Skills = a.tools, a.dynamic, a.skills
 		c.Approve = approveCommand(name, c.SHA256, c.Write || c.needsWrite())
-		w.noteShown(name, c.SHA256)
+		rec := approvalOf(name, fm, files)
+		c.Approval = &rec
+		if note {
+			w.noteShown(name, c.SHA256)
+		}
 		return c, nil
 	}
 	return nil, w.notPending(name)
 }
+
+// approvedVersion reads an approved skill as a diff compares it: its
+// files, and the grant and tools its SKILL.md records.
+func (w Workspace) approvedVersion(name string) (*skillVersion, error) {
+	fm, err := w.readSkillMD(name)
+	if err != nil {
+		return nil, err
+	}
+	files, err := w.readFolder(SkillsDir + "/" + name)
+	if err != nil {
+		return nil, err
+	}
+	m, err := w.manifest()
+	if err != nil {
+		return nil, err
+	}
+	v := recordedVersion(name, fm, files, m.Tool)
+	return v, nil
+}
+
+// recordedVersion is a skill as its SKILL.md records it: files, grant, the
+// tools recorded at approval (known and read-only as the manifest lookup
+// says), and the approval.
+func recordedVersion(name string, fm *Frontmatter, files map[string][]byte, lookup toolLookup) *skillVersion {
+	rec := approvalOf(name, fm, files)
+	v := &skillVersion{description: fm.Description, files: files, write: fm.Write(), approval: &rec}
+	for _, t := range fm.Tools() {
+		server, tool, _ := strings.Cut(t, ".")
+		use := ToolUse{Server: server, Tool: tool}
+		if e, ok := lookup(server, tool); ok {
+			use.Known, use.ReadOnly = true, e.Hints.IsReadOnly()
+		}
+		v.tools = append(v.tools, use)
+	}
+	if ok, _ := matchesApproval(name, fm, files); !ok {
+		v.problem = "it does not match its own approval (" + changes(files, fm) + ")"
+	}
+	return v
+}
+
+// toolLookup finds a tool in the generated tree (the manifest).
+type toolLookup func(server, tool string) (*generator.ToolEntry, bool)
 
 // fill sets what the card shows of the files, and their review hash.
 func (c *Card) fill(name, description string, files map[string][]byte) {
@@ -212,6 +284,9 @@ func (c *Card) Render() string {
 			access = "GRANTED WRITE by a person"
 		}
 		fmt.Fprintf(&b, "Approved skill (proposed by %s). It is %s and runs with the caller's permissions.\n", visible.Line(dash(c.ProposedBy)), access)
+		if c.Approval != nil {
+			fmt.Fprintf(&b, "Approved by %s.\n", visible.Line(c.Approval.String()))
+		}
 	default:
 		fmt.Fprintf(&b, "Proposed by %s on %s. A proposal runs nothing and grants nothing.\n", visible.Line(dash(c.ProposedBy)), c.ProposedAt)
 		b.WriteString("If approved, it becomes a read-only skill that runs with the caller's permissions.\n")
@@ -224,6 +299,9 @@ func (c *Card) Render() string {
 		fmt.Fprintf(&b, "\n!! It does NOT match its approval, so it cannot run: %s\n!! What is shown below is the skill as it is now.\n", visible.Line(c.Problem))
 	case c.Changed:
 		b.WriteString("\n!! The program CHANGED since it was recorded (its hash no longer matches).\n!! Approval will be refused; what is shown below is the program as it is now.\n")
+	}
+	if c.SinceApproved != nil {
+		renderDiffText(&b, c.SinceApproved)
 	}
 	if c.Rationale != "" {
 		fmt.Fprintf(&b, "\nWhy:\n%s\n", indent(visible.Text(wrap(c.Rationale, 70)), "  "))
@@ -256,6 +334,9 @@ func (c *Card) Render() string {
 	}
 	if len(c.Skills) > 0 {
 		fmt.Fprintf(&b, "\nSkills it uses: %s\n", strings.Join(c.Skills, ", "))
+	}
+	if c.Status != StatusApproved {
+		b.WriteString("\n" + c.TypeCheck.line() + "\n")
 	}
 	b.WriteString("\nInput schema:\n")
 	if len(bytes.TrimSpace(c.InputSchema)) == 0 {
@@ -294,6 +375,207 @@ func (c *Card) Render() string {
 		fmt.Fprintf(&b, "Approve it again (to change its grant): %s\n", c.Approve)
 	}
 	return b.String()
+}
+
+// renderDiffText writes what changed against the approved version, for
+// a terminal.
+func renderDiffText(b *strings.Builder, d *Diff) {
+	base := d.Base
+	if d.BaseApproval != nil {
+		base += ", approved by " + d.BaseApproval.String()
+	}
+	fmt.Fprintf(b, "\nWHAT CHANGED since the approved version (%s):\n", visible.Line(base))
+	for _, l := range diffFacts(d) {
+		prefix := "  "
+		if l.loud {
+			prefix = "  !! "
+		}
+		fmt.Fprintf(b, "%s%s\n", prefix, l.text(visible.Line))
+		for _, sub := range l.sub {
+			fmt.Fprintf(b, "      %s\n", sub.text(visible.Line))
+		}
+	}
+	for _, f := range d.Files {
+		if f.Binary || len(f.Lines) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "\n  Diff of %s:\n", visible.Line(f.Path))
+		for _, l := range f.Lines {
+			fmt.Fprintf(b, "    %s\n", visible.Line(l))
+		}
+	}
+}
+
+// fact is one line of the summary of a Diff: parts of fixed text and of
+// untrusted values, joined; a renderer escapes each value its own way
+// (visible.Line on a terminal, a code span in Markdown).
+type fact struct {
+	parts []factPart
+	loud  bool   // a change a reviewer must not miss
+	sub   []fact // details, one a line
+}
+
+type factPart struct {
+	s     string
+	value bool // untrusted: escape it
+}
+
+func (f fact) text(escape func(string) string) string {
+	var b strings.Builder
+	for _, p := range f.parts {
+		if p.value {
+			b.WriteString(escape(p.s))
+		} else {
+			b.WriteString(p.s)
+		}
+	}
+	return b.String()
+}
+
+func say(s string) factPart   { return factPart{s: s} }
+func value(s string) factPart { return factPart{s: s, value: true} }
+
+// maxFactValue bounds a value in the summary (a schema value, an example's
+// result); the files' diffs show everything.
+const maxFactValue = 300
+
+// diffFacts summarises a Diff, the loud facts first.
+func diffFacts(d *Diff) []fact {
+	var out []fact
+	switch d.Status {
+	case DiffAdded:
+		return []fact{{parts: []factPart{say("A NEW skill: there is no approved version to compare with.")}}}
+	case DiffRemoved:
+		return []fact{{loud: true, parts: []factPart{say("REMOVED: the approved skill is gone (revoked). Programs and skills that import it fail; hosts no longer list it.")}}}
+	}
+	if d.BaseProblem != "" {
+		out = append(out, fact{loud: true, parts: []factPart{say("The approved version itself does not match its approval: "), value(d.BaseProblem)}})
+	}
+	if g := d.Grant; g != nil {
+		f := fact{parts: []factPart{say("Access: " + g.Before + " -> " + strings.ToUpper(g.After))}}
+		if g.Widened {
+			f.loud = true
+			f.parts = []factPart{say("ACCESS WIDENED: read-only -> WRITE. A person must grant it (--allow-write).")}
+		}
+		for i, t := range g.WriteTools {
+			if i == 0 {
+				f.parts = append(f.parts, say(" Not read-only: "))
+			} else {
+				f.parts = append(f.parts, say(", "))
+			}
+			f.parts = append(f.parts, value(t.String()))
+		}
+		out = append(out, f)
+	}
+	for _, t := range d.ToolsAdded {
+		f := fact{parts: []factPart{say("Tool added: "), value(t.String()), say(" (" + toolStatus(t) + ")")}}
+		f.loud = t.Known && !t.ReadOnly || !t.Known
+		out = append(out, f)
+	}
+	for _, t := range d.ToolsRemoved {
+		out = append(out, fact{parts: []factPart{say("Tool removed: "), value(t.String())}})
+	}
+	if d.Description != nil {
+		out = append(out, fact{parts: []factPart{say("Description changed, was: "), value(clipRunes(d.Description.Before, maxFactValue))},
+			sub: []fact{{parts: []factPart{say("now: "), value(clipRunes(d.Description.After, maxFactValue))}}}})
+	}
+	if len(d.Schema) > 0 {
+		f := fact{parts: []factPart{say(fmt.Sprintf("Input schema: %d change(s)", len(d.Schema)))}, sub: valueFacts(d.Schema)}
+		out = append(out, f)
+	}
+	for _, ex := range d.Examples {
+		f := fact{parts: []factPart{say("Example "), value(ex.File), say(" " + ex.Status)}}
+		switch ex.Status {
+		case DiffAdded:
+			f.sub = []fact{{parts: []factPart{say("input: "), value(clipRunes(string(ex.InputAfter), maxFactValue)), say(" result: "), value(clipRunes(string(ex.ResultAfter), maxFactValue))}}}
+		case DiffChanged:
+			switch {
+			case ex.ResultChanged:
+				f.loud = true
+				f.parts = append(f.parts, say(": its RECORDED RESULT CHANGED"))
+			case ex.InputChanged:
+				f.parts = append(f.parts, say(": its input changed"))
+			default:
+				f.parts = append(f.parts, say(": its recorded tool calls changed"))
+			}
+			if ex.InputChanged {
+				f.sub = append(f.sub, fact{parts: []factPart{say("input was: "), value(clipRunes(string(ex.InputBefore), maxFactValue)), say(" now: "), value(clipRunes(string(ex.InputAfter), maxFactValue))}})
+			}
+			if ex.ResultChanged {
+				for _, sub := range valueFacts(ex.Result) {
+					sub.parts = append([]factPart{say("result ")}, sub.parts...)
+					f.sub = append(f.sub, sub)
+				}
+			}
+		}
+		out = append(out, f)
+	}
+	if len(d.Files) > 0 {
+		f := fact{parts: []factPart{say("Files: ")}}
+		for i, fd := range d.Files {
+			if i > 0 {
+				f.parts = append(f.parts, say(", "))
+			}
+			f.parts = append(f.parts, value(fd.Path))
+			switch {
+			case fd.Binary:
+				f.parts = append(f.parts, say(" "+fd.Status+" (not text)"))
+			default:
+				f.parts = append(f.parts, say(fmt.Sprintf(" %s (+%d -%d)", fd.Status, fd.Added, fd.Removed)))
+			}
+		}
+		out = append(out, f)
+	}
+	if len(out) == 0 {
+		out = append(out, fact{parts: []factPart{say("Nothing: the files, description and grant are as approved.")}})
+	}
+	slices.SortStableFunc(out, func(a, b fact) int {
+		switch {
+		case a.loud == b.loud:
+			return 0
+		case a.loud:
+			return -1
+		}
+		return 1
+	})
+	return out
+}
+
+// valueFacts are the lines of a list of value changes.
+func valueFacts(changes []ValueChange) []fact {
+	var out []fact
+	for _, vc := range changes {
+		f := fact{parts: []factPart{value(vc.Path), say(": ")}}
+		switch {
+		case vc.Before == nil:
+			f.parts = append(f.parts, say("added "), value(clipRunes(string(vc.After), maxFactValue)))
+		case vc.After == nil:
+			f.parts = append(f.parts, say("removed (was "), value(clipRunes(string(vc.Before), maxFactValue)), say(")"))
+		default:
+			f.parts = append(f.parts, value(clipRunes(string(vc.Before), maxFactValue)), say(" -> "), value(clipRunes(string(vc.After), maxFactValue)))
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// toolStatus says what a tool is, for a reviewer.
+func toolStatus(t ToolUse) string {
+	switch {
+	case !t.Known:
+		return "UNKNOWN: not in servers/"
+	case !t.ReadOnly:
+		return "NOT READ-ONLY: may write"
+	}
+	return "read-only"
+}
+
+// clipRunes cuts s to at most n runes, marking the cut.
+func clipRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
 }
 
 // renderSource writes a file's lines, numbered, split where JavaScript
@@ -377,3 +659,46 @@ var (
 	scalarArray = regexp.MustCompile(`\[\n(?:[ ]*` + scalarValue + `,?\n)+[ ]*\]`)
 	scalarItem  = regexp.MustCompile(`[ ]*` + scalarValue + `,?\n`)
 )
+
+// Render writes the changed skills' cards for a terminal: a summary line
+// each, then each card (leading with what changed); "" when none changed.
+func (d *GitDiff) Render() string {
+	if len(d.Skills) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Skills changed against %s (commit %s):\n", visible.Line(d.Base), shortHash(d.BaseCommit))
+	for _, ch := range d.Skills {
+		note := ch.Diff.Status
+		if ch.Diff.Grant != nil && ch.Diff.Grant.Widened {
+			note += ", ASKS FOR WRITE ACCESS"
+		}
+		fmt.Fprintf(&b, "  %-30s %s\n", visible.Line(ch.Diff.Name), note)
+	}
+	for _, ch := range d.Skills {
+		b.WriteString("\n")
+		switch {
+		case ch.Card != nil:
+			b.WriteString(ch.Card.Render())
+		default:
+			fmt.Fprintf(&b, "Skill %q — %s\n", visible.Line(ch.Diff.Name), strings.ToUpper(ch.Diff.Status))
+			if ch.Problem != "" {
+				fmt.Fprintf(&b, "!! Its card cannot be built: %s\n", visible.Line(ch.Problem))
+			}
+			renderDiffText(&b, ch.Diff)
+		}
+	}
+	return b.String()
+}
+
+// line says on a card whether the proposed program type-checked.
+func (t *TypeCheck) line() string {
+	if t == nil {
+		return "Type check: none recorded (no TypeScript compiler was found when it was proposed)."
+	}
+	tree := "a workspace with no generated tree"
+	if t.Tree != "" {
+		tree = "the tree version " + visible.Line(shortHash(t.Tree)) + " (SHA-256 of .mcpcode/manifest.json)"
+	}
+	return fmt.Sprintf("Type check: the program type-checked with %s against %s when it was proposed.", visible.Line(t.Compiler), tree)
+}

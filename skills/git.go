@@ -58,7 +58,7 @@ func (w Workspace) ProposeGit(ctx context.Context, opts ProposeOptions) (*GitPro
 	}
 	tmpIndex.Close()
 	defer os.Remove(tmpIndex.Name())
-	env := append(os.Environ(), "GIT_INDEX_FILE="+tmpIndex.Name())
+	env := append(gitEnv(), "GIT_INDEX_FILE="+tmpIndex.Name())
 	if _, err := g.runEnv(env, nil, "read-tree", head); err != nil {
 		return nil, err
 	}
@@ -88,6 +88,10 @@ func (w Workspace) ProposeGit(ctx context.Context, opts ProposeOptions) (*GitPro
 	}
 	return &GitProposal{Branch: branch, Commit: commit, Files: paths}, nil
 }
+
+// approvedByPullRequest is the approver SKILL.md names for a skill laid
+// out by ProposeGit: the pull request's review is its approval.
+const approvedByPullRequest = "pull request"
 
 type layoutFile struct {
 	path    string // relative to the workspace root
@@ -122,7 +126,7 @@ func (w Workspace) approvedLayout(ctx context.Context, opts ProposeOptions) ([]l
 		files[fmt.Sprintf("%s/%d.json", examplesDir, i+1)] = ex
 	}
 	info := skillInfo{name: p.Name, description: p.Description, rationale: p.Rationale, proposedBy: p.ProposedBy, schema: p.InputSchema}
-	skillMD, err := approvedSkillMD(info, a, files, false, "pull request")
+	skillMD, err := approvedSkillMD(info, a, files, false, Approval{By: approvedByPullRequest})
 	if err != nil {
 		return nil, err
 	}
@@ -190,8 +194,11 @@ func (r *repo) run(stdin []byte, args ...string) (string, error) {
 }
 
 func (r *repo) runEnv(env []string, stdin []byte, args ...string) (string, error) {
-	cmd := exec.CommandContext(r.ctx, "git", args...)
+	cmd := exec.CommandContext(r.ctx, "git", append([]string{"--literal-pathspecs", "-c", "core.fsmonitor=false"}, args...)...)
 	cmd.Dir = r.root
+	if env == nil {
+		env = gitEnv()
+	}
 	cmd.Env = env
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
@@ -204,10 +211,77 @@ func (r *repo) runEnv(env []string, stdin []byte, args ...string) (string, error
 	return strings.TrimSpace(out.String()), nil
 }
 
+// gitEnv is the environment git runs with: an explicit list, not the
+// host's. It keeps what finds git and the user's own configuration and
+// identity; it drops every variable that would point git at another
+// repository, index, object store or work tree, or inject configuration
+// (GIT_DIR, GIT_INDEX_FILE, GIT_CONFIG_PARAMETERS, GIT_EXTERNAL_DIFF, ...).
+// Replacement objects are off, so that what git reads is what the commit
+// holds, and git never prompts.
+func gitEnv() []string {
+	env := []string{"LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_NO_REPLACE_OBJECTS=1", "GIT_OPTIONAL_LOCKS=0"}
+	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME", "TMPDIR", "USER",
+		"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
+		"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// GitContext returns who git says the person is ("Name <email>" from
+// user.name and user.email, or either alone) and the commit checked out,
+// for the record of an approval made in dir; both are "" outside a git
+// repository or where git has no answer.
+func GitContext(ctx context.Context, dir string) (identity, head string) {
+	g, err := openRepo(ctx, dir)
+	if err != nil {
+		return "", ""
+	}
+	name, _ := g.run(nil, "config", "user.name")
+	email, _ := g.run(nil, "config", "user.email")
+	switch {
+	case name != "" && email != "":
+		identity = name + " <" + email + ">"
+	case name != "":
+		identity = name
+	default:
+		identity = email
+	}
+	head, _ = g.run(nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	return identity, head
+}
+
+// lastChange says, for a file of the workspace (rel, slash-separated),
+// who changed it last as git knows: "has uncommitted changes" when the
+// file differs from HEAD (or is not committed), else "was last changed in
+// commit 1a2b3c4d5e6f by Name <email>". "" outside a repository.
+func (w Workspace) lastChange(ctx context.Context, rel string) string {
+	g, err := openRepo(ctx, w.Root)
+	if err != nil {
+		return ""
+	}
+	prefix, err := g.prefix(w.Root)
+	if err != nil {
+		return ""
+	}
+	p := filepath.ToSlash(filepath.Join(prefix, filepath.FromSlash(rel)))
+	if st, err := g.run(nil, "status", "--porcelain", "--untracked-files=all", "--", p); err == nil && st != "" {
+		return "has uncommitted changes"
+	}
+	out, err := g.run(nil, "log", "-1", "--format=%H %an <%ae>", "--", p)
+	if err != nil || out == "" {
+		return ""
+	}
+	commit, who, _ := strings.Cut(out, " ")
+	return "was last changed in commit " + shortHash(commit) + " by " + who
+}
+
 // identityEnv supplies a committer identity when git has none configured,
 // so that proposing works on a fresh machine or in CI.
 func identityEnv(ctx context.Context, r *repo) []string {
-	env := os.Environ()
+	env := gitEnv()
 	if name, _ := r.run(nil, "config", "user.name"); name == "" {
 		env = append(env, "GIT_AUTHOR_NAME=mcpcode", "GIT_COMMITTER_NAME=mcpcode")
 	}
@@ -215,4 +289,14 @@ func identityEnv(ctx context.Context, r *repo) []string {
 		env = append(env, "GIT_AUTHOR_EMAIL=mcpcode@localhost", "GIT_COMMITTER_EMAIL=mcpcode@localhost")
 	}
 	return env
+}
+
+// RepoRoot is the top directory of the git repository dir is in, or ""
+// when it is in none (or git is not installed).
+func RepoRoot(ctx context.Context, dir string) string {
+	g, err := openRepo(ctx, dir)
+	if err != nil {
+		return ""
+	}
+	return g.root
 }

@@ -3,17 +3,14 @@ package skills
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/mcpcode/mcpcode/generator"
+	"github.com/mcpcode/mcpcode/internal/mcptest"
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"github.com/mcpcode/mcpcode/internal/tsc"
 	"github.com/mcpcode/mcpcode/runtime"
@@ -33,30 +30,8 @@ func moduleRoot(t testing.TB) string {
 // manifest) into a fresh workspace.
 func demoWorkspace(t *testing.T) Workspace {
 	t.Helper()
-	src := filepath.Join(moduleRoot(t), "examples", "demo")
 	root := t.TempDir()
-	for _, d := range []string{"servers", ".mcpcode"} {
-		err := filepath.WalkDir(filepath.Join(src, d), func(p string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(src, p)
-			if e.IsDir() {
-				return os.MkdirAll(filepath.Join(root, rel), 0o755)
-			}
-			if strings.HasPrefix(rel, filepath.Join(".mcpcode", "logs")) {
-				return nil
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(root, rel), data, 0o644)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	mcptest.CopyDemoTree(t, root)
 	return NewWorkspace(root)
 }
 
@@ -70,63 +45,12 @@ func writeFile(t *testing.T, path, content string) {
 	}
 }
 
-// fakeCaller answers the demo tools from the generator manifest (which says
-// which are read-only) and records every call that reached it.
-type fakeCaller struct {
-	m     *generator.Manifest
-	mu    sync.Mutex
-	calls []string
-}
+// fakeCaller answers the demo tools (internal/mcptest, shared with the
+// app's tests).
+type fakeCaller = mcptest.DemoCaller
 
 func newFakeCaller(t *testing.T, w Workspace) *fakeCaller {
-	t.Helper()
-	m, err := generator.ReadManifest(w.ManifestPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &fakeCaller{m: m}
-}
-
-func (f *fakeCaller) Tools(_ context.Context, server string) ([]mcptool.Tool, error) {
-	s, ok := f.m.Server(server)
-	if !ok {
-		return nil, mcptool.ErrUnknownServer
-	}
-	var out []mcptool.Tool
-	for _, t := range s.Tools {
-		def := map[string]any{"name": t.Name, "inputSchema": map[string]any{"type": "object"}, "annotations": t.Hints}
-		if t.HasOutputSchema {
-			def["outputSchema"] = map[string]any{"type": "object"}
-		}
-		raw, _ := json.Marshal(def)
-		tool, _, err := mcptool.Parse(raw)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, tool)
-	}
-	return out, nil
-}
-
-func (f *fakeCaller) CallTool(_ context.Context, server, tool string, _ json.RawMessage) (*mcptool.Result, error) {
-	f.mu.Lock()
-	f.calls = append(f.calls, server+"."+tool)
-	f.mu.Unlock()
-	switch tool {
-	case "getSheet":
-		return &mcptool.Result{Content: json.RawMessage(`[]`), StructuredContent: json.RawMessage(`{"sheetId":"abc123","title":"t","columns":["orderId","Status"],"rows":[{"orderId":"A","Status":"pending"},{"orderId":"B","Status":"shipped"}]}`)}, nil
-	case "getRecord":
-		return &mcptool.Result{Content: json.RawMessage(`[]`), StructuredContent: json.RawMessage(`{"Id":"00Q5f000001abcXYZ","Status":"Open"}`)}, nil
-	case "updateRecord":
-		return &mcptool.Result{Content: json.RawMessage(`[]`), StructuredContent: json.RawMessage(`{"id":"00Q5f000001abcXYZ","success":true}`)}, nil
-	}
-	return nil, errors.New("unexpected tool " + tool)
-}
-
-func (f *fakeCaller) called() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.calls...)
+	return mcptest.NewDemoCaller(t, w.ManifestPath)
 }
 
 // run bundles a program (source at the workspace root) with the skills
@@ -167,7 +91,7 @@ func installApproved(t *testing.T, w Workspace, name, program string, write bool
 	desc := "Does " + name + "."
 	fm := Frontmatter{Name: name, Description: desc, Metadata: map[string]string{
 		metaTools: strings.Join(tools, " "), metaWrite: fmt.Sprint(write),
-		metaSHA256: approvalHash(reviewHash(name, desc, files), write, tools), metaFiles: fileHashes(files),
+		metaSHA256: approvalHash(reviewHash(name, desc, files), write, tools, Approval{}), metaFiles: fileHashes(files),
 	}}
 	md, err := renderSkillMD(fm, "", nil, nil)
 	if err != nil {

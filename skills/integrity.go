@@ -22,10 +22,11 @@ import (
 //     review card prints it, and `skills approve NAME --sha256 HASH`
 //     approves exactly what has that hash: what the reviewer read.
 //   - the approval hash, recorded in SKILL.md as mcpcode-sha256, covers the
-//     review hash, the write grant and the tools. Running, importing or
-//     verifying a skill whose files or grant no longer give the recorded
-//     hash is refused, with the reason and the command that re-approves
-//     it.
+//     review hash, the write grant, the tools and the approval's record:
+//     who approved, when, and at which commit. Running, importing or
+//     verifying a skill whose files, grant or record no longer give the
+//     recorded hash is refused, with the reason and the command that
+//     re-approves it.
 //
 // Both are plain SHA-256 digests, not signatures: anyone who can write the
 // files can compute them. They bind an approval to what was read and catch
@@ -39,8 +40,14 @@ const (
 	maxSkillBytes = 8 << 20
 )
 
-// hashFormat versions the text the hashes are computed over.
+// hashFormat versions the text the review hash is computed over.
 const hashFormat = "mcpcode skill v1"
+
+// approvalFormat versions the text of the approval hash. Version 2 added
+// the approval's record (by, at, commit); a SKILL.md whose hash is of
+// version 1 (written before) still verifies, and its record is shown as
+// unbound (Approval.Unbound) until the skill is approved again.
+const approvalFormat = "mcpcode approval v2"
 
 // reviewHash is the hash a reviewer approves: name, description, files.
 func reviewHash(name, description string, files map[string][]byte) string {
@@ -52,11 +59,35 @@ func reviewHash(name, description string, files map[string][]byte) string {
 	return hashOf([]byte(b.String()))
 }
 
-// approvalHash is the hash SKILL.md records: the review hash and the grant.
-func approvalHash(review string, write bool, tools []string) string {
+// approvalHash is the hash SKILL.md records: the review hash, the grant
+// and the approval's record.
+func approvalHash(review string, write bool, tools []string, rec Approval) string {
+	tools = slices.Clone(tools)
+	slices.Sort(tools)
+	return hashOf(fmt.Appendf(nil, "%s\nreview %s\nwrite %t\ntools %q\napproved-by %q\napproved-at %q\napproved-commit %q\n",
+		approvalFormat, review, write, tools, rec.By, rec.At, rec.Commit))
+}
+
+// approvalHashV1 is the approval hash of SKILL.md files written before the
+// record was bound: the review hash and the grant.
+func approvalHashV1(review string, write bool, tools []string) string {
 	tools = slices.Clone(tools)
 	slices.Sort(tools)
 	return hashOf(fmt.Appendf(nil, "%s\nreview %s\nwrite %t\ntools %q\n", hashFormat, review, write, tools))
+}
+
+// matchesApproval reports whether files and SKILL.md give the recorded
+// approval hash, and whether they do only as a version 1 hash, which does
+// not cover the record.
+func matchesApproval(name string, fm *Frontmatter, files map[string][]byte) (ok, v1 bool) {
+	review := reviewHash(name, fm.Description, files)
+	switch fm.SHA256() {
+	case approvalHash(review, fm.Write(), fm.Tools(), fm.Approval()):
+		return true, false
+	case approvalHashV1(review, fm.Write(), fm.Tools()):
+		return true, true
+	}
+	return false, false
 }
 
 // fileHashes lists each file's hash as SKILL.md records it (mcpcode-files),
@@ -164,11 +195,45 @@ func (w Workspace) checkApproved(name string, fm *Frontmatter) (map[string][]byt
 	if recorded == "" {
 		return nil, fmt.Errorf("skills/%s/SKILL.md records no %s, so nothing says what was approved: %s", name, metaSHA256, reapproveHint(name))
 	}
-	review := reviewHash(name, fm.Description, files)
-	if approvalHash(review, fm.Write(), fm.Tools()) == recorded {
+	if ok, _ := matchesApproval(name, fm, files); ok {
 		return files, nil
 	}
-	return nil, fmt.Errorf("skill %q does not match its approval: %s; nothing of it runs until a person approves it again: %s", name, changes(files, fm), reapproveHint(name))
+	return nil, &mismatchError{name: name, changes: changes(files, fm), claim: approvalClaim(fm), changed: changedFiles(files, fm)}
+}
+
+// mismatchError is a skill that does not match its approval.
+type mismatchError struct {
+	name    string
+	changes string // what changed, in words
+	claim   string // who SKILL.md says approved it
+	changed []pathChange
+	// who changed the files, as git says, when verify found out
+	editors string
+}
+
+func (e *mismatchError) Error() string {
+	return fmt.Sprintf("skill %q does not match its approval: %s%s%s; nothing of it runs until a person approves it again: %s", e.name, e.changes, e.claim, e.editors, reapproveHint(e.name))
+}
+
+// approvalClaim says who SKILL.md says approved a skill that no longer
+// matches its approval: a claim, since the record may be what changed.
+func approvalClaim(fm *Frontmatter) string {
+	rec := fm.Approval()
+	if rec.By == "" && rec.At == "" {
+		return ""
+	}
+	by := rec.By
+	if by == "" {
+		by = "an unnamed person"
+	}
+	s := " since " + by + " approved it"
+	if at := rec.when(); at != "" {
+		s += " on " + at
+	}
+	if rec.Commit != "" {
+		s += " at commit " + shortHash(rec.Commit)
+	}
+	return s + " (as SKILL.md says)"
 }
 
 // reapproveHint is the command that re-approves a changed skill.
@@ -179,30 +244,52 @@ func reapproveHint(name string) string {
 // changes says what differs from the approval, as far as SKILL.md's
 // record of each file's hash (mcpcode-files) tells.
 func changes(files map[string][]byte, fm *Frontmatter) string {
+	changed := changedFiles(files, fm)
+	if len(changed) == 0 {
+		return "its files are as approved, so SKILL.md changed (its name, description, " + metaWrite + ", " + metaTools + " or the approval's record)"
+	}
+	var out []string
+	for _, c := range changed {
+		out = append(out, c.Path+" "+c.Status)
+	}
+	return strings.Join(out, ", ")
+}
+
+// fileChangeStatus says how a file differs from the approval.
+const (
+	statusAdded   = "was added"
+	statusChanged = "changed"
+	statusRemoved = "was removed"
+)
+
+// pathChange is one file that differs from the approval.
+type pathChange struct{ Path, Status string }
+
+// changedFiles lists the files that differ from SKILL.md's record of each
+// file's hash, sorted by path.
+func changedFiles(files map[string][]byte, fm *Frontmatter) []pathChange {
 	was := map[string]string{}
 	for _, f := range strings.Fields(fm.Metadata[metaFiles]) {
 		if p, h, ok := strings.Cut(f, "="); ok {
 			was[p] = h
 		}
 	}
-	var out []string
+	var out []pathChange
 	for _, p := range sortedKeys(files) {
 		switch h, ok := was[p]; {
 		case !ok:
-			out = append(out, p+" was added")
+			out = append(out, pathChange{p, statusAdded})
 		case h != hashOf(files[p]):
-			out = append(out, p+" changed")
+			out = append(out, pathChange{p, statusChanged})
 		}
 	}
 	for _, p := range sortedKeys(toSet(was)) {
 		if _, ok := files[p]; !ok {
-			out = append(out, p+" was removed")
+			out = append(out, pathChange{p, statusRemoved})
 		}
 	}
-	if len(out) == 0 {
-		return "its files are as approved, so SKILL.md changed (its name, description, " + metaWrite + " or " + metaTools + ")"
-	}
-	return strings.Join(out, ", ")
+	slices.SortStableFunc(out, func(a, b pathChange) int { return strings.Compare(a.Path, b.Path) })
+	return out
 }
 
 func toSet(m map[string]string) map[string][]byte {

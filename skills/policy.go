@@ -37,6 +37,18 @@ func (p policy) Skill(name string) (runtime.SkillGrant, error) {
 		return runtime.SkillGrant{}, fmt.Errorf("skill %q is a pending proposal and cannot run until a person approves it (mcpcode skills show %s; mcpcode skills approve %s)", name, name, name)
 	case StatusDismissed:
 		return runtime.SkillGrant{}, fmt.Errorf("skill %q was dismissed by a reviewer and cannot run", name)
+	case StatusRevoked:
+		msg := fmt.Sprintf("skill %q was revoked", name)
+		if r := p.w.revocation(name); r != nil {
+			if r.By != "" {
+				msg += " by " + r.By
+			}
+			msg += " on " + Approval{At: r.At}.when()
+			if r.Reason != "" {
+				msg += " (" + r.Reason + ")"
+			}
+		}
+		return runtime.SkillGrant{}, fmt.Errorf("%s and cannot run: a new version must be proposed and approved", msg)
 	}
 	entries, _ := p.w.List()
 	var approved []string

@@ -32,6 +32,20 @@ type Proposal struct {
 	Tools   []ToolUse `json:"tools"`
 	Dynamic []string  `json:"dynamic,omitempty"`
 	Skills  []string  `json:"skills,omitempty"`
+	// TypeCheck records that the program type-checked when it was
+	// proposed; nil when it was not checked (no compiler was found).
+	TypeCheck *TypeCheck `json:"typeCheck,omitempty"`
+}
+
+// TypeCheck says that a program type-checked against the tree, and with
+// what.
+type TypeCheck struct {
+	// Compiler names the compiler ("TypeScript 7.0.2").
+	Compiler string `json:"compiler"`
+	// Tree is the version of the tree it was checked against: the SHA-256
+	// of the generator manifest (.mcpcode/manifest.json); "" when the
+	// tree was never generated.
+	Tree string `json:"tree"`
 }
 
 // ProposeOptions describe a program an agent proposes as a skill.
@@ -52,6 +66,9 @@ type ProposeOptions struct {
 	Examples   [][]byte
 	ProposedBy string           // "agent" when empty
 	Now        func() time.Time // time.Now when nil
+	// TypeCheck, when set, records that the program type-checked (the
+	// caller checked it).
+	TypeCheck *TypeCheck
 }
 
 // ProposeResult says what Propose did.
@@ -150,7 +167,7 @@ func (w Workspace) prepare(ctx context.Context, opts ProposeOptions) (*Proposal,
 		Name: opts.Name, Description: strings.TrimSpace(opts.Description), Rationale: strings.TrimSpace(opts.Rationale),
 		InputSchema: schema, ProposedAt: now().UTC().Truncate(time.Second), ProposedBy: by,
 		SHA256: hashOf(program), Source: opts.ProgramPath,
-		Tools: a.tools, Dynamic: a.dynamic, Skills: a.skills,
+		Tools: a.tools, Dynamic: a.dynamic, Skills: a.skills, TypeCheck: opts.TypeCheck,
 	}
 	return p, program, a, nil
 }
@@ -239,6 +256,8 @@ func (w Workspace) notPending(name string) error {
 		return fmt.Errorf("skill %q is already approved and has no pending proposal", name)
 	case StatusDismissed:
 		return fmt.Errorf("the proposal %q was dismissed; the agent can propose it again", name)
+	case StatusRevoked:
+		return fmt.Errorf("skill %q was revoked (its files are in skills/.revoked/%s); a new version must be proposed and approved", name, name)
 	}
 	return fmt.Errorf("no skill or proposal named %q (see mcpcode skills list)", name)
 }

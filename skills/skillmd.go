@@ -18,7 +18,11 @@ const (
 	metaSHA256     = "mcpcode-sha256"      // the approval hash: the files, name, description and grant (integrity.go)
 	metaFiles      = "mcpcode-files"       // each file's sha256 as approved, to say what changed
 	metaProposedBy = "mcpcode-proposed-by" // "agent"
-	metaApprovedBy = "mcpcode-approved-by" // who approved, or "pull request"
+	metaApprovedBy = "mcpcode-approved-by" // who approved ("Name <email>", an OS user), or "pull request"
+	metaApprovedAt = "mcpcode-approved-at" // when, RFC 3339 in UTC: written once, by the approval
+	// metaApprovedCommit is the commit checked out when a person approved
+	// in a git repository: what the review stood on.
+	metaApprovedCommit = "mcpcode-approved-commit"
 )
 
 // Frontmatter is SKILL.md's YAML header, per the Agent Skills spec.
@@ -41,6 +45,13 @@ func (f *Frontmatter) Tools() []string { return strings.Fields(f.Metadata[metaTo
 
 // SHA256 returns the recorded approval hash.
 func (f *Frontmatter) SHA256() string { return f.Metadata[metaSHA256] }
+
+// Approval returns who approved the skill, when and at which commit, as
+// SKILL.md records it. Whether the record is bound by the approval hash is
+// for checkApproved to say (Approval.Unbound).
+func (f *Frontmatter) Approval() Approval {
+	return Approval{By: f.Metadata[metaApprovedBy], At: f.Metadata[metaApprovedAt], Commit: f.Metadata[metaApprovedCommit]}
+}
 
 // ParseSkillMD reads the frontmatter of a SKILL.md and checks it against the
 // spec; the body is returned as is.

@@ -171,7 +171,7 @@ func TestApproveImportRunVerify(t *testing.T) {
 	}
 	installed := map[string][]byte{programFile: []byte(readSheet), schemaFile: mustRead(t, filepath.Join(w.Root, "skills", "pending-ids", schemaFile))}
 	if fm.Name != "pending-ids" || fm.Write() || strings.Join(fm.Tools(), " ") != "google-drive.getSheet" || fm.Metadata[metaApprovedBy] != "ana" ||
-		fm.SHA256() != approvalHash(card.SHA256, false, []string{"google-drive.getSheet"}) || reviewHash("pending-ids", fm.Description, installed) != card.SHA256 {
+		fm.SHA256() != approvalHash(card.SHA256, false, []string{"google-drive.getSheet"}, fm.Approval()) || reviewHash("pending-ids", fm.Description, installed) != card.SHA256 {
 		t.Errorf("frontmatter %+v", fm)
 	}
 	for _, want := range []string{"## Input", "## Usage", `import pendingIds from "skills/pending-ids";`, "It is read-only"} {
@@ -249,7 +249,7 @@ func TestWriteNeedsAGrant(t *testing.T) {
 	if !r.OK || string(r.Result) != "true" {
 		t.Fatalf("the granted skill could not write: %+v", r.Error)
 	}
-	if got := strings.Join(caller.called(), ","); got != "salesforce.getRecord,salesforce.updateRecord" {
+	if got := strings.Join(caller.Calls(), ","); got != "salesforce.getRecord,salesforce.updateRecord" {
 		t.Errorf("calls: %s", got)
 	}
 
@@ -262,7 +262,7 @@ func TestWriteNeedsAGrant(t *testing.T) {
 	if r.OK || !strings.Contains(r.Error.Message, `skill "note-lead" does not match its approval: its files are as approved, so SKILL.md changed`) {
 		t.Fatalf("edited grant: ok=%v %+v", r.OK, r.Error)
 	}
-	if got := caller.called(); len(got) != 0 {
+	if got := caller.Calls(); len(got) != 0 {
 		t.Errorf("calls reached the server: %s", got)
 	}
 	problems, err := w.Verify()
@@ -299,8 +299,8 @@ export default async function (input: { tool: string }) {
 	if r.OK || r.Error.Kind != "permission" {
 		t.Fatalf("dynamic write: ok=%v %+v", r.OK, r.Error)
 	}
-	if len(caller.called()) != 0 {
-		t.Errorf("calls reached the server: %v", caller.called())
+	if len(caller.Calls()) != 0 {
+		t.Errorf("calls reached the server: %v", caller.Calls())
 	}
 }
 
@@ -340,7 +340,7 @@ func TestPendingAndDismissedCannotRun(t *testing.T) {
 func TestVerifyFindsProblems(t *testing.T) {
 	w := demoWorkspace(t)
 	propose(t, w, "good", readSheet)
-	if _, err := approve(w, "good", ApproveOptions{}); err != nil {
+	if _, err := approve(w, "good", ApproveOptions{ApprovedBy: "ana", ApprovedAt: fixedNow()}); err != nil {
 		t.Fatal(err)
 	}
 	skillsDir := filepath.Join(w.Root, "skills")
@@ -378,7 +378,7 @@ const getSheet = (a: object): Promise<any> => callMCPTool("google-drive", "getSp
 	got := strings.Join(lines, "\n")
 	want := []string{
 		"skills/bad-yaml: SKILL.md frontmatter is not valid",
-		`skills/good: skill "good" does not match its approval: index.ts changed; nothing of it runs until a person approves it again: review it with ` + "`mcpcode skills show good`",
+		`skills/good: skill "good" does not match its approval: index.ts changed since ana approved it on 2026-11-29 10:00 UTC (as SKILL.md says); nothing of it runs until a person approves it again: review it with ` + "`mcpcode skills show good`",
 		"skills/no-md: missing SKILL.md",
 		`skills/planted: skill "planted" does not match its approval: helper.ts was added;`,
 		`skills/renamed: SKILL.md names the skill "good" but its directory is "renamed"`,
@@ -432,5 +432,106 @@ func TestCardExplainsIncompleteAnalysis(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("card lacks %q:\n%s", want, text)
 		}
+	}
+}
+
+// TestLegacyApprovalStillVerifies: a SKILL.md written before the approval
+// hash covered the approval's record (format v1) still verifies and runs;
+// its record is shown as unbound, and editing it changes nothing of that.
+// Approving the skill again binds a new record.
+func TestLegacyApprovalStillVerifies(t *testing.T) {
+	w := demoWorkspace(t)
+	files := map[string][]byte{programFile: []byte(readSheet)}
+	tools := []string{"google-drive.getSheet"}
+	desc := "Does old."
+	fm := Frontmatter{Name: "old", Description: desc, Metadata: map[string]string{
+		metaTools: tools[0], metaWrite: "false", metaApprovedBy: "the demo",
+		metaSHA256: approvalHashV1(reviewHash("old", desc, files), false, tools), metaFiles: fileHashes(files),
+	}}
+	md, err := renderSkillMD(fm, "", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := installSkill(filepath.Join(w.Root, SkillsDir, "old"), files, md); err != nil {
+		t.Fatal(err)
+	}
+	v, err := w.VerifyAll()
+	if err != nil || len(v.Problems) != 0 || len(v.Skills) != 1 || !v.Skills[0].OK || !v.Skills[0].Approval.Unbound || v.Skills[0].Approval.By != "the demo" {
+		t.Fatalf("verify of a v1 approval: %+v %v", v, err)
+	}
+	if got := v.Skills[0].Approval.String(); got != "the demo (not covered by its hash)" {
+		t.Errorf("approval shown as %q", got)
+	}
+	// Its record is not bound: rewriting it is not detected, and is shown
+	// as unbound still.
+	mdPath := filepath.Join(w.Root, SkillsDir, "old", skillMDFile)
+	writeFile(t, mdPath, strings.Replace(string(md), "mcpcode-approved-by: the demo", "mcpcode-approved-by: someone else", 1))
+	entries, err := w.List()
+	if err != nil || len(entries) != 1 || entries[0].Approval == nil || !entries[0].Approval.Unbound || entries[0].Approval.By != "someone else" {
+		t.Fatalf("list: %+v %v", entries, err)
+	}
+	if _, err := approve(w, "old", ApproveOptions{ApprovedBy: "ana", ApprovedAt: fixedNow()}); err != nil {
+		t.Fatal(err)
+	}
+	v, err = w.VerifyAll()
+	if err != nil || len(v.Problems) != 0 || v.Skills[0].Approval.Unbound || v.Skills[0].Approval.String() != "ana on 2026-11-29 10:00 UTC" {
+		t.Fatalf("verify after approving again: %+v %v", v.Skills, err)
+	}
+}
+
+// TestRevoke: a revoked skill stops running at once (a program importing
+// it, and a skill that imports it, fail with who revoked it and why), is
+// listed as revoked, leaves skills/README.md, and keeps its files in
+// skills/.revoked/ for the record.
+func TestRevoke(t *testing.T) {
+	w := demoWorkspace(t)
+	propose(t, w, "pending-ids", readSheet)
+	if _, err := approve(w, "pending-ids", ApproveOptions{ApprovedBy: "ana", ApprovedAt: fixedNow()}); err != nil {
+		t.Fatal(err)
+	}
+	propose(t, w, "uses-ids", "import ids from \"skills/pending-ids\";\nexport default async () => ids({});\n")
+	if _, err := approve(w, "uses-ids", ApproveOptions{ApprovedBy: "ana", ApprovedAt: fixedNow()}); err != nil {
+		t.Fatal(err)
+	}
+	caller := newFakeCaller(t, w)
+	if r := run(t, w, caller, string(RunSource("uses-ids")), "{}"); !r.OK {
+		t.Fatalf("before revoking: %+v", r.Error)
+	}
+	res, err := w.Revoke("pending-ids", RevokeOptions{By: "rita", At: fixedNow(), Reason: "it leaks phone numbers"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(res.Dependents, ",") != "uses-ids" {
+		t.Errorf("dependents %v", res.Dependents)
+	}
+	want := `skill "pending-ids" was revoked by rita on 2026-11-29 10:00 UTC (it leaks phone numbers) and cannot run`
+	for _, src := range []string{string(RunSource("pending-ids")), string(RunSource("uses-ids"))} {
+		if r := run(t, w, caller, src, "{}"); r.OK || !strings.Contains(r.Error.Message, want) {
+			t.Errorf("after revoking: %+v, want %q", r.Error, want)
+		}
+	}
+	entries, err := w.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name+":"+e.Status)
+	}
+	if strings.Join(got, " ") != "uses-ids:approved pending-ids:revoked" {
+		t.Errorf("list: %v", got)
+	}
+	if readme := string(mustRead(t, filepath.Join(w.Root, "skills", "README.md"))); strings.Contains(readme, "pending-ids") {
+		t.Errorf("README still lists it:\n%s", readme)
+	}
+	if _, err := os.Stat(filepath.Join(w.Root, "skills", ".revoked", "pending-ids", "index.ts")); err != nil {
+		t.Errorf("its files are not kept: %v", err)
+	}
+	if _, err := w.Revoke("pending-ids", RevokeOptions{}); err == nil || !strings.Contains(err.Error(), `there is no approved skill "pending-ids" to revoke`) {
+		t.Errorf("revoking twice: %v", err)
+	}
+	problems, err := w.Verify()
+	if err != nil || len(problems) != 1 || !strings.Contains(problems[0].Message, `skill "pending-ids" was revoked`) {
+		t.Errorf("verify: %v %v", problems, err)
 	}
 }

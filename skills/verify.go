@@ -10,7 +10,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcpcode/mcpcode/internal/mcptool"
@@ -21,19 +23,51 @@ import (
 type Problem struct {
 	Skill   string `json:"skill"`
 	Message string `json:"message"`
+	// File is the file the problem is in, relative to the workspace root
+	// (slash-separated: "skills/<name>/index.ts"), and Line the line in
+	// it (1-based; 0 when no line is known): where a code host shows it.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
 }
 
 func (p Problem) String() string { return fmt.Sprintf("skills/%s: %s", p.Skill, p.Message) }
 
+// Verification is what Verify found: each approved skill it checked, with
+// the record of its approval, and the problems.
+type Verification struct {
+	Skills   []VerifiedSkill `json:"skills"`
+	Problems []Problem       `json:"problems"`
+}
+
+// VerifiedSkill is one skill that Verify checked.
+type VerifiedSkill struct {
+	Name string `json:"name"`
+	OK   bool   `json:"ok"`
+	// Approval is who approved it, when and at which commit, as SKILL.md
+	// records it (Unbound when the hash does not cover the record); nil
+	// when SKILL.md cannot be read.
+	Approval *Approval `json:"approval,omitempty"`
+}
+
 // Verify checks every approved skill under skills/ the way CI should before
 // merging: no symbolic link anywhere under skills/, SKILL.md present with
-// valid frontmatter, its name equal to the directory, the files and grant
-// matching the hash recorded at approval, the program bundling, every tool
-// it calls existing in servers/ and recorded at approval (so that a tree
-// regenerated under it, where a function now calls another tool, fails),
-// tools that are not read-only called only where SKILL.md grants write,
-// and every recorded example replaying offline to its recorded result.
+// valid frontmatter, its name equal to the directory, the files, grant and
+// approval record matching the hash recorded at approval, the program
+// bundling, every tool it calls existing in servers/ and recorded at
+// approval (so that a tree regenerated under it, where a function now
+// calls another tool, fails), tools that are not read-only called only
+// where SKILL.md grants write, and every recorded example replaying
+// offline to its recorded result.
 func (w Workspace) Verify() ([]Problem, error) {
+	v, err := w.VerifyAll()
+	if err != nil {
+		return nil, err
+	}
+	return v.Problems, nil
+}
+
+// VerifyAll is Verify, with every skill it checked.
+func (w Workspace) VerifyAll() (*Verification, error) {
 	problems, err := w.symlinks()
 	if err != nil {
 		return nil, err
@@ -42,15 +76,18 @@ func (w Workspace) Verify() ([]Problem, error) {
 	if err != nil {
 		return nil, err
 	}
+	v := &Verification{}
 	for _, name := range names {
 		if slices.ContainsFunc(problems, func(p Problem) bool { return p.Skill == name }) {
+			v.Skills = append(v.Skills, VerifiedSkill{Name: name})
 			continue // a symbolic link: nothing in it is read
 		}
-		for _, msg := range w.verifyOne(name) {
-			problems = append(problems, Problem{Skill: name, Message: msg})
-		}
+		found, rec := w.verifyOne(name)
+		problems = append(problems, found...)
+		v.Skills = append(v.Skills, VerifiedSkill{Name: name, OK: len(found) == 0, Approval: rec})
 	}
-	return problems, nil
+	v.Problems = problems
+	return v, nil
 }
 
 // symlinks reports every symbolic link under skills/ (skills/ itself
@@ -72,84 +109,159 @@ func (w Workspace) symlinks() ([]Problem, error) {
 		rel = filepath.ToSlash(rel)
 		owner := strings.TrimPrefix(rel, SkillsDir+"/")
 		owner, _, _ = strings.Cut(owner, "/")
-		out = append(out, Problem{Skill: owner, Message: symlinkError(rel).Error()})
+		out = append(out, Problem{Skill: owner, Message: symlinkError(rel).Error(), File: rel})
 		return nil
 	})
 	return out, err
 }
 
-func (w Workspace) verifyOne(dir string) []string {
-	var out []string
+// verifyOne checks one skill directory; it returns its problems and the
+// record of its approval (nil when SKILL.md cannot be read).
+func (w Workspace) verifyOne(dir string) ([]Problem, *Approval) {
+	var out []Problem
+	base := SkillsDir + "/" + dir + "/"
+	add := func(file string, line int, format string, args ...any) {
+		out = append(out, Problem{Skill: dir, Message: fmt.Sprintf(format, args...), File: strings.TrimSuffix(base+file, "/"), Line: line})
+	}
 	data, err := os.ReadFile(filepath.Join(w.approvedDir(dir), skillMDFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return []string{"missing SKILL.md: every skill directory needs one (approve skills with mcpcode skills approve)"}
+		add("", 0, "missing SKILL.md: every skill directory needs one (approve skills with mcpcode skills approve)")
+		return out, nil
 	}
 	if err != nil {
-		return []string{err.Error()}
+		add(skillMDFile, 0, "%v", err)
+		return out, nil
 	}
 	fm, _, err := ParseSkillMD(data)
 	if err != nil {
-		return []string{err.Error()}
+		add(skillMDFile, yamlErrorLine(err), "%v", err)
+		return out, nil
 	}
 	if fm.Name != dir {
-		out = append(out, fmt.Sprintf("SKILL.md names the skill %q but its directory is %q: they must be equal", fm.Name, dir))
+		add(skillMDFile, lineOf(data, "name:"), "SKILL.md names the skill %q but its directory is %q: they must be equal", fm.Name, dir)
 	}
 	if err := ValidateName(dir); err != nil {
-		out = append(out, "directory name: "+err.Error())
-		return out
-	}
-	if _, err := w.checkApproved(dir, fm); err != nil {
-		out = append(out, err.Error())
+		add("", 0, "directory name: %v", err)
+		return out, nil
 	}
 	files, err := w.readFolder(SkillsDir + "/" + dir)
 	if err != nil {
-		return append(out, err.Error())
+		add("", 0, "%v", err)
+		return out, nil
+	}
+	rec := approvalOf(dir, fm, files)
+	if _, err := w.checkApproved(dir, fm); err != nil {
+		var mm *mismatchError
+		switch {
+		case errors.As(err, &mm) && len(mm.changed) > 0:
+			var editors []string
+			for _, c := range mm.changed {
+				if who := w.lastChange(context.Background(), base+c.Path); who != "" {
+					editors = append(editors, c.Path+" "+who)
+				}
+			}
+			if len(editors) > 0 {
+				mm.editors = "; " + strings.Join(editors, "; ")
+			}
+			add(mm.changed[0].Path, 0, "%v", mm)
+		default:
+			add(skillMDFile, lineOf(data, "  "+metaSHA256+":"), "%v", err)
+		}
 	}
 	program, ok := files[programFile]
 	if !ok {
-		return append(out, fmt.Sprintf("missing %s: the skill's program", programFile))
+		add("", 0, "missing %s: the skill's program", programFile)
+		return out, &rec
 	}
 	a, err := w.analyze(context.Background(), w.approvedEntry(dir), program, dir)
 	if err != nil {
-		return append(out, "the program does not bundle: "+strings.ReplaceAll(err.Error(), "\n", " | "))
+		file, line := programFile, 0
+		var be *runtime.BundleError
+		if errors.As(err, &be) {
+			for _, d := range be.Diagnostics {
+				if d.File != "" {
+					file, line = strings.TrimPrefix(d.File, base), d.Line
+					break
+				}
+			}
+		}
+		add(file, line, "the program does not bundle: %s", strings.ReplaceAll(err.Error(), "\n", " | "))
+		return out, &rec
 	}
 	recorded := fm.Tools()
 	for _, t := range a.unknown() {
-		out = append(out, fmt.Sprintf("calls %s, which does not exist in servers/", t))
+		add(programFile, toolLine(program, t), "calls %s, which does not exist in servers/", t)
 	}
-	for _, t := range toolNames(a.tools) {
-		if !slices.Contains(recorded, t) {
-			out = append(out, fmt.Sprintf("calls %s, which is not among the tools recorded at approval (%s: %s): the program or the generated tree changed (a generated function may now call another upstream tool); review it and approve it again", t, metaTools, strings.Join(recorded, " ")))
+	for _, name := range toolNames(a.tools) {
+		if !slices.Contains(recorded, name) {
+			server, tool, _ := strings.Cut(name, ".")
+			add(programFile, toolLine(program, ToolUse{Server: server, Tool: tool}), "calls %s, which is not among the tools recorded at approval (%s: %s): the program or the generated tree changed (a generated function may now call another upstream tool); review it and approve it again", name, metaTools, strings.Join(recorded, " "))
 		}
 	}
 	if !fm.Write() {
 		for _, t := range a.writes() {
-			out = append(out, fmt.Sprintf("calls %s, which is not read-only, but SKILL.md does not grant write (metadata %s: \"true\")", t, metaWrite))
+			add(programFile, toolLine(program, t), "calls %s, which is not read-only, but SKILL.md does not grant write (metadata %s: \"true\")", t, metaWrite)
 		}
 	}
 	if len(out) > 0 {
-		return out
+		return out, &rec
 	}
-	return w.replayExamples(dir, files)
+	return w.replayExamples(dir, files), &rec
 }
+
+// lineOf is the 1-based line of data's first line that starts with
+// prefix, or 0.
+func lineOf(data []byte, prefix string) int {
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// toolLine is the line of a program where it imports or names a tool it
+// calls (0 when the call is not written out there, as through a skill).
+func toolLine(program []byte, t ToolUse) int {
+	for _, needle := range []string{`"servers/` + t.Server + `/` + t.Tool + `"`, `"` + t.Tool + `"`} {
+		if i := strings.Index(string(program), needle); i >= 0 {
+			return strings.Count(string(program[:i]), "\n") + 1
+		}
+	}
+	return 0
+}
+
+// yamlErrorLine is the SKILL.md line of a frontmatter error the YAML
+// library located ("line 3: ..."; the frontmatter starts on line 2).
+func yamlErrorLine(err error) int {
+	m := yamlLine.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n + 1
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+):`)
 
 // replayExamples runs the skill on each recorded example, with the calls
 // answered from the recording, and compares the result with the recorded
 // one. The tools the example called must still be defined as when it was
 // recorded (the manifest's hash of each tool's definition): a tool that
 // changed upstream makes the example stale, whatever the replay gives.
-func (w Workspace) replayExamples(name string, files map[string][]byte) []string {
-	var out []string
+func (w Workspace) replayExamples(name string, files map[string][]byte) []Problem {
+	var out []Problem
 	m, err := w.manifest()
 	if err != nil {
-		return []string{err.Error()}
+		return []Problem{{Skill: name, Message: err.Error()}}
 	}
 	for _, p := range sortedKeys(files) {
 		if !strings.HasPrefix(p, examplesDir+"/") || path.Ext(p) != ".json" {
 			continue
 		}
 		fail := func(format string, args ...any) {
-			out = append(out, "example "+p+": "+fmt.Sprintf(format, args...))
+			out = append(out, Problem{Skill: name, Message: "example " + p + ": " + fmt.Sprintf(format, args...),
+				File: SkillsDir + "/" + name + "/" + p, Line: lineOf(files[p], `  "result":`)})
 		}
 		rec, err := ParseRecording(files[p])
 		if err != nil {

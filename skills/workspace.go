@@ -90,6 +90,17 @@ type Entry struct {
 	Description string `json:"description"`
 	Write       bool   `json:"write,omitempty"`
 	Problem     string `json:"problem,omitempty"` // an approved skill whose SKILL.md cannot be read
+	// Approval is who approved an approved skill, when and at which commit
+	// (Unbound when its hash does not cover the record, or its files no
+	// longer match).
+	Approval *Approval `json:"approval,omitempty"`
+	// Revoked is the record of a revoked skill.
+	Revoked *Revocation `json:"revoked,omitempty"`
+}
+
+func readOrNil(p string) []byte {
+	data, _ := os.ReadFile(p)
+	return data
 }
 
 // List returns approved, pending and dismissed skills, sorted by status
@@ -106,16 +117,33 @@ func (w Workspace) List() ([]Entry, error) {
 			e.Problem = err.Error()
 		} else {
 			e.Description, e.Write = fm.Description, fm.Write()
+			rec := fm.Approval()
+			if files, err := w.readFolder(SkillsDir + "/" + name); err == nil {
+				rec = approvalOf(name, fm, files)
+			} else {
+				rec.Unbound = true
+			}
+			e.Approval = &rec
 		}
 		out = append(out, e)
 	}
-	for _, st := range []struct{ dir, status string }{{proposalsDir, StatusPending}, {dismissedDir, StatusDismissed}} {
+	for _, st := range []struct{ dir, status string }{{proposalsDir, StatusPending}, {dismissedDir, StatusDismissed}, {layout.RevokedDir, StatusRevoked}} {
 		names, err := subdirs(filepath.Join(w.skillsDir(), st.dir))
 		if err != nil {
 			return nil, err
 		}
 		for _, name := range names {
 			e := Entry{Name: name, Status: st.status}
+			if st.status == StatusRevoked {
+				if r := w.revocation(name); r != nil {
+					e.Revoked = r
+				}
+				if fm, _, err := ParseSkillMD(readOrNil(filepath.Join(w.revokedDir(name), skillMDFile))); err == nil {
+					e.Description = fm.Description
+				}
+				out = append(out, e)
+				continue
+			}
 			if p, err := readProposal(filepath.Join(w.skillsDir(), st.dir, name)); err != nil {
 				e.Problem = err.Error()
 			} else {
@@ -176,6 +204,8 @@ func (w Workspace) status(name string) string {
 		return StatusPending
 	case isFile(filepath.Join(w.dismissedDir(name), recordFile)):
 		return StatusDismissed
+	case isFile(filepath.Join(w.revokedDir(name), revokedRecordFile)):
+		return StatusRevoked
 	}
 	return ""
 }

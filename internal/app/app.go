@@ -1,5 +1,5 @@
 // Package app holds the use cases that every face of mcpcode calls: the CLI
-// today, the MCP gateway (`mcpcode serve`) next. A face parses its input,
+// and the MCP gateway (`mcpcode serve`). A face parses its input,
 // makes one call here and renders what comes back; nothing here prints to a
 // terminal, reads flags or exits.
 //
@@ -14,7 +14,6 @@ package app
 import (
 	"context"
 	"errors"
-	"github.com/mcpcode/mcpcode/internal/workerstart"
 	"os/exec"
 	"sync"
 
@@ -34,9 +33,6 @@ type App struct {
 	// WorkerCommand returns the command that starts a worker process
 	// (`mcpcode __worker`). Nil makes isolation "worker" unavailable.
 	WorkerCommand func() *exec.Cmd
-	// AdoptWorker, when set, hands over a worker process started before
-	// the app needed one (worker.Options.Adopt); nil when there is none.
-	AdoptWorker func() *workerstart.Process
 	// Dial, when set, replaces the real transports (tests connect in-process
 	// servers with it).
 	Dial func(ctx context.Context, s servers.ServerConfig) (mcp.Transport, error)

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/mcpcode/mcpcode/generator"
-	"github.com/mcpcode/mcpcode/internal/hugeheap"
+	"github.com/mcpcode/mcpcode/internal/filelock"
 	"github.com/mcpcode/mcpcode/internal/layout"
 	"github.com/mcpcode/mcpcode/servers"
 )
@@ -114,7 +115,7 @@ func (w *Workspace) TreeDir(out string) string {
 func (w *Workspace) Generate(ctx context.Context, pool *servers.Pool, o GenOptions) (*GenReport, error) {
 	outDir := w.TreeDir(o.Out)
 	manifestPath := layout.ManifestFor(outDir)
-	unlock, err := lockFile(layout.GenLockFor(outDir), o.OnLockWait)
+	unlock, err := lockGen(layout.GenLockFor(outDir), o.OnLockWait)
 	if err != nil {
 		return nil, err
 	}
@@ -142,11 +143,6 @@ func (w *Workspace) Generate(ctx context.Context, pool *servers.Pool, o GenOptio
 		o.OnStart(names)
 	}
 	statuses := pool.ConnectAll(ctx, names, o.OnListed)
-	if listedBytes(statuses) >= largeCatalogBytes {
-		// Generating builds a heap of some 25 times the catalog: on huge
-		// pages, if the process allowed them (a one-shot gen).
-		hugeheap.Large()
-	}
 	r := <-read
 	if r.err != nil {
 		return nil, r.err
@@ -269,23 +265,6 @@ func ErrorReason(err error) string {
 	return err.Error()
 }
 
-// largeCatalogBytes is the size of the tool definitions listed from which
-// gen asks for huge pages (hugeheap.Large): about 3,000 tools.
-const largeCatalogBytes = 4 << 20
-
-// listedBytes is the size of the tool definitions listed.
-func listedBytes(statuses []servers.Status) int {
-	n := 0
-	for _, st := range statuses {
-		if st.Listing != nil {
-			for _, t := range st.Listing.Tools {
-				n += len(t.Raw)
-			}
-		}
-	}
-	return n
-}
-
 // parsedTools are the listing's tools as it parsed them, for
 // generator.Server.Parsed (nil when it did not keep their warnings).
 func parsedTools(l *servers.Listing) []generator.ParsedTool {
@@ -304,4 +283,19 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// lockGen takes the lock of a tree's gen (created if needed), waiting for
+// another mcpcode that holds it (after telling onWait), and returns the
+// function that releases it. gen holds it while it writes, so that two gens
+// (say a --watch and a manual one) never interleave their writes.
+func lockGen(path string, onWait func(string)) (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	return filelock.LockPath(path, 0o644, func() {
+		if onWait != nil {
+			onWait(path)
+		}
+	})
 }

@@ -39,6 +39,11 @@ type InitOptions struct {
 	Home string
 	// Binary is the mcpcode binary the host should start.
 	Binary string
+	// CI, when set (CIGitHub, CIGitLab), writes that code host's workflow
+	// into the repository: verify the skills and show the review cards of
+	// a pull request. MCPCodeVersion is the module version it installs.
+	CI             string
+	MCPCodeVersion string
 }
 
 // InitReport says what init did.
@@ -172,7 +177,7 @@ func (a *App) Init(o InitOptions) (*InitReport, error) {
 	for _, f := range []struct{ name, content string }{
 		{"AGENTS.md", agentsMD},
 		{"CLAUDE.md", "See AGENTS.md: how to use this workspace's tools through code with mcpcode.\n"},
-		{".gitignore", "/" + layout.StateDir + "/\n"},
+		{".gitignore", gitignore},
 	} {
 		p := filepath.Join(root, f.name)
 		if fileExists(p) {
@@ -184,9 +189,19 @@ func (a *App) Init(o InitOptions) (*InitReport, error) {
 		}
 		rep.Written = append(rep.Written, f.name)
 	}
+	if o.CI != "" {
+		if err := writeCI(rep, root, o.CI, o.MCPCodeVersion); err != nil {
+			return nil, err
+		}
+	}
 	rep.Snippet = ServeSnippet(rep.Host, o.Binary, root)
 	return rep, nil
 }
+
+// gitignore keeps mcpcode's state out of git, but for the generator's
+// manifest: it says which tools exist and which are read-only, and
+// `skills verify` needs it wherever the repository is checked out (CI).
+const gitignore = "/" + layout.StateDir + "/*\n!/" + layout.StateDir + "/" + layout.ManifestFile + "\n"
 
 // importServers reads the servers of a host configuration: "mcpServers"
 // (Claude Desktop, Cursor, Claude Code) or "servers" (VS Code). VS Code's
@@ -300,7 +315,10 @@ Use them through code instead of calling tools one by one:
    their input and output types.
 3. Write a short program that imports them, filters and joins data in code,
    and logs or returns only what you need; run it with
-   ` + "`mcpcode run prog.ts`" + `. Large results stay in the program.
+   ` + "`mcpcode run --check prog.ts`" + `: it is type-checked against the tools'
+   types first (with TypeScript installed: ` + "`npm i -D typescript@7`" + `), so a
+   mistake is reported before any tool is called. Large results stay in the
+   program.
 4. Files that should outlive a run go to workspace/ (import from
    "mcpcode:fs").
 5. When a program is worth keeping, propose it as a skill:

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpcode/mcpcode/internal/atomicfile"
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"github.com/mcpcode/mcpcode/runtime"
 	"github.com/mcpcode/mcpcode/runtime/worker"
@@ -42,9 +43,11 @@ type RunRequest struct {
 	Limits runtime.Limits
 	// Isolation is IsolationWorker (default) or IsolationNone.
 	Isolation string
-	// OneShot says that no run will follow this one in this process (the
-	// CLI's run): its worker is started at once, while the run is being
-	// prepared, and none is kept warm for a next run. Without it the app's
+	// OneShot says that this process ends with this run (the CLI's run):
+	// its worker is started at once, while the run is being prepared, none
+	// is kept warm for a next run, the process collects garbage less
+	// often (worker.OneRunProcess), and its servers are stopped when the
+	// app closes, after the result was handed over. Without it the app's
 	// pool keeps a warmed-up worker waiting (serve).
 	OneShot bool
 	// ConnectTimeout bounds connecting to one server.
@@ -66,6 +69,14 @@ type RunRequest struct {
 	// Record, when set, is called after the run with its recording: every
 	// tool call sent upstream and its answer (mcpcode run --record).
 	Record func(*skills.Recording)
+	// Check says whether the program is type-checked first: CheckOff (the
+	// zero value), CheckAuto or CheckOn (check.go). A program that does
+	// not type-check is a Result of kind runtime.KindTypeCheck, and
+	// nothing of it runs.
+	Check string
+	// ReplayFile and RecordFile are Replay and Record as files: a
+	// recording read before the run, written (atomically) after it.
+	ReplayFile, RecordFile string
 }
 
 // Run bundles and runs one program against the workspace's servers, each
@@ -73,12 +84,22 @@ type RunRequest struct {
 // included) is a Result with OK false, not an error; the error is a
 // *UsageError for a request that cannot be run (no such file or skill).
 func (w *Workspace) Run(ctx context.Context, req RunRequest) (*runtime.Result, error) {
-	if req.OneShot && req.Isolation != IsolationNone {
-		w.app.PrestartWorker()
+	if req.OneShot {
+		if req.Isolation != IsolationNone {
+			w.app.prestartWorker()
+		}
+		worker.OneRunProcess()
 	}
 	bopts, err := w.bundleOptions(req)
 	if err != nil {
 		return nil, err
+	}
+	if err := req.readReplay(); err != nil {
+		return nil, err
+	}
+	var recorded *skills.Recording
+	if req.RecordFile != "" {
+		req.Record = func(r *skills.Recording) { recorded = r }
 	}
 	input := req.Input
 	if req.Skill != "" && input == nil {
@@ -111,25 +132,59 @@ func (w *Workspace) Run(ctx context.Context, req RunRequest) (*runtime.Result, e
 	if err != nil {
 		return nil, err
 	}
+	if refused, err := w.checkBeforeRun(ctx, req); err != nil {
+		return nil, err
+	} else if refused != nil {
+		return hook.finish(refused), nil // on record: nothing ran, no tool was called
+	}
 	caller = withUpstream(caller, base, req, hook.session != nil)
 	ropts := runtime.RunOptions{Workspace: w.Root, Caller: caller, Limits: req.Limits, Input: input}
 	res := w.app.execute(ctx, req.Isolation, bopts, ropts)
 	if recorder != nil {
 		req.Record(recorder.Recording(input, res))
 	}
-	return hook.finish(res), nil
+	res = hook.finish(res)
+	if req.RecordFile != "" {
+		if err := atomicfile.Write(req.RecordFile, recorded.Marshal(), 0o644); err != nil {
+			return nil, fmt.Errorf("--record: %w", err)
+		}
+	}
+	return res, nil
+}
+
+// readReplay reads ReplayFile into Replay.
+func (req *RunRequest) readReplay() error {
+	if req.ReplayFile != "" {
+		data, err := os.ReadFile(req.ReplayFile)
+		if err != nil {
+			return usageErrorf(fmt.Errorf("--replay: %w", err))
+		}
+		if req.Replay, err = skills.ParseRecording(data); err != nil {
+			return usageErrorf(fmt.Errorf("--replay %s: %w", req.ReplayFile, err))
+		}
+	}
+	return nil
+}
+
+// SkillPolicy is the skill policy of a workspace: what its approved skills
+// are, may import and may call (skills.Workspace.Policy). The one place it
+// is built: for the parent's bundling, for the pool that checks a worker's
+// claims (worker.Options.Skills) and for the worker itself
+// (worker.ServeOptions.Skills, given by the CLI's worker command).
+func SkillPolicy(workspace string) runtime.SkillPolicy {
+	return skills.NewWorkspace(workspace).Policy()
 }
 
 // bundleOptions checks the request and says what to bundle.
 func (w *Workspace) bundleOptions(req RunRequest) (runtime.BundleOptions, error) {
-	store := w.SkillStore()
-	opts := runtime.BundleOptions{Workspace: w.Root, Skills: store.Policy()}
+	policy := SkillPolicy(w.Root)
+	opts := runtime.BundleOptions{Workspace: w.Root, Skills: policy}
 	switch {
 	case req.Skill != "":
 		if err := skills.ValidateName(req.Skill); err != nil {
 			return opts, usageErrorf(fmt.Errorf("--skill: %w", err))
 		}
-		if _, err := store.Policy().Skill(req.Skill); err != nil {
+		if _, err := policy.Skill(req.Skill); err != nil {
 			return opts, usageErrorf(err)
 		}
 		opts.Entry = filepath.Join(w.Root, "skill:"+req.Skill+".ts")
@@ -190,14 +245,12 @@ type workerPools struct {
 // workspace's skills (worker.Options.Skills).
 func (a *App) workers() (*worker.Pool, error) { return a.workersFor(false) }
 
-// PrestartWorker starts the worker of a one-shot run now
+// prestartWorker starts the worker of a one-shot run now
 // (worker.Pool.Prestart), in a pool that keeps no worker warm when this is
 // the app's first run, so that the worker process starts while the run is
-// being prepared (the workspace opened, the program read). A run with
-// RunRequest.OneShot calls it itself; the CLI calls it as soon as it knows
-// a worker will be needed, before opening the workspace. If no run
-// follows, Close stops the worker.
-func (a *App) PrestartWorker() {
+// being prepared (its program read, its servers' pool and audit set up).
+// If no run follows, Close stops the worker.
+func (a *App) prestartWorker() {
 	if p, err := a.workersFor(true); err == nil {
 		p.Prestart()
 	}
@@ -213,10 +266,9 @@ func (a *App) workersFor(oneShot bool) (*worker.Pool, error) {
 		}
 		a.pools.pool = worker.NewPool(worker.Options{
 			Command:       a.WorkerCommand,
-			Adopt:         a.AdoptWorker,
 			OneShot:       oneShot,
 			BundleTimeout: a.pools.bundleTimeout,
-			Skills:        func(ws string) runtime.SkillPolicy { return skills.NewWorkspace(ws).Policy() },
+			Skills:        SkillPolicy,
 		})
 	})
 	return a.pools.pool, a.pools.err

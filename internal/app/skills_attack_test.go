@@ -1,17 +1,13 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/mcpcode/mcpcode/generator"
+	"github.com/mcpcode/mcpcode/internal/mcptest"
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"github.com/mcpcode/mcpcode/runtime"
 	"github.com/mcpcode/mcpcode/skills"
@@ -26,88 +22,17 @@ import (
 // manifest, opened by an app with worker processes.
 func demoWorkspaceApp(t *testing.T) *Workspace {
 	t.Helper()
-	src := filepath.Join("..", "..", "examples", "demo")
 	root := t.TempDir()
-	for _, d := range []string{"servers", ".mcpcode/manifest.json"} {
-		err := filepath.WalkDir(filepath.Join(src, d), func(p string, e fs.DirEntry, err error) error {
-			if err != nil || e.IsDir() {
-				return err
-			}
-			rel, _ := filepath.Rel(src, p)
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			writeFile(t, filepath.Join(root, rel), string(data))
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	mcptest.CopyDemoTree(t, root)
 	return openDir(t, newWorkerApp(t, 0), root)
 }
 
-// demoCaller answers the demo tools (as the manifest lists them) with
-// small fixed results and records each call with its arguments.
-type demoCaller struct {
-	m     *generator.Manifest
-	mu    sync.Mutex
-	calls []string
-}
+// demoCaller answers the demo tools (internal/mcptest, shared with the
+// skills' tests) and records each call with its arguments.
+type demoCaller = mcptest.DemoCaller
 
 func newDemoCaller(t *testing.T, ws *Workspace) *demoCaller {
-	t.Helper()
-	m, err := generator.ReadManifest(filepath.Join(ws.Root, ".mcpcode", "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &demoCaller{m: m}
-}
-
-func (c *demoCaller) Tools(_ context.Context, server string) ([]mcptool.Tool, error) {
-	s, ok := c.m.Server(server)
-	if !ok {
-		return nil, mcptool.ErrUnknownServer
-	}
-	var out []mcptool.Tool
-	for _, t := range s.Tools {
-		def := map[string]any{"name": t.Name, "inputSchema": map[string]any{"type": "object"}, "annotations": t.Hints}
-		if t.HasOutputSchema {
-			def["outputSchema"] = map[string]any{"type": "object"}
-		}
-		raw, _ := json.Marshal(def)
-		tool, _, err := mcptool.Parse(raw)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, tool)
-	}
-	return out, nil
-}
-
-func (c *demoCaller) CallTool(_ context.Context, server, tool string, args json.RawMessage) (*mcptool.Result, error) {
-	c.mu.Lock()
-	c.calls = append(c.calls, server+"."+tool+" "+string(args))
-	c.mu.Unlock()
-	var sc string
-	switch tool {
-	case "getSheet":
-		sc = `{"sheetId":"abc123","title":"t","columns":["orderId","Status"],"rows":[{"orderId":"A","Status":"pending"},{"orderId":"B","Status":"shipped"}]}`
-	case "getRecord":
-		sc = `{"Id":"00Q1","Status":"Open"}`
-	case "updateRecord":
-		sc = `{"id":"00Q1","success":true}`
-	default:
-		return nil, errors.New("unexpected tool " + tool)
-	}
-	return &mcptool.Result{Content: json.RawMessage(`[]`), StructuredContent: json.RawMessage(sc)}, nil
-}
-
-func (c *demoCaller) list() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]string(nil), c.calls...)
+	return mcptest.NewDemoCaller(t, filepath.Join(ws.Root, ".mcpcode", "manifest.json"))
 }
 
 // approveSkill proposes a program as a skill, shows its card and approves
@@ -144,7 +69,7 @@ func runBoth(t *testing.T, ws *Workspace, src, input string, check func(t *testi
 			if err != nil {
 				t.Fatal(err)
 			}
-			check(t, res, c.list())
+			check(t, res, c.CallsWithArgs())
 		})
 	}
 }
@@ -465,7 +390,7 @@ export default async (input: { rows?: number }) => (await getSheet({ sheetId: "a
 					if res.OK || res.Error.Kind != runtime.KindValidation || !strings.Contains(res.Error.Message, tt.want) {
 						t.Errorf("%s (%s): error = %+v\nwant kind validation with %q", run.name, isolation, res.Error, tt.want)
 					}
-					if calls := c.list(); len(calls) > 0 {
+					if calls := c.CallsWithArgs(); len(calls) > 0 {
 						t.Errorf("%s (%s): the skill ran: %v", run.name, isolation, calls)
 					}
 				}

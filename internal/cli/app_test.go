@@ -83,7 +83,7 @@ func newTestApp(t *testing.T) *testApp {
 }
 
 // run runs one command and returns its exit code.
-func (ta *testApp) run(args ...string) int { return ta.main(args) }
+func (ta *testApp) run(args ...string) int { return ta.dispatch(args) }
 
 // corpusTools reads a captured tools/list array from the generator's copy
 // of the corpus, element by element, bytes untouched.

@@ -7,16 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/mcpcode/mcpcode/internal/app"
-	"github.com/mcpcode/mcpcode/internal/hugeheap"
-	"github.com/mcpcode/mcpcode/internal/layout"
-	"github.com/mcpcode/mcpcode/internal/workerstart"
 	"github.com/mcpcode/mcpcode/runtime/worker"
 )
 
@@ -25,6 +20,9 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // the work failed (a server, a program, a check)
 	exitUsage   = 2 // bad flags, arguments or configuration
+	// exitTypeErrors: the program does not type-check (check, run --check,
+	// skills propose); nothing of it ran.
+	exitTypeErrors = 3
 )
 
 // cli carries what every command needs: its streams, a context that ends
@@ -55,101 +53,35 @@ func commands() []command {
 		{name: "tools", summary: "list the tools of the servers", run: cmdTools},
 		{name: "gen", summary: "generate the typed TypeScript tree (servers/) from the servers", run: cmdGen},
 		{name: "run", summary: "run a TypeScript program against the tree, sandboxed", run: cmdRun},
+		{name: "check", summary: "type-check a program against the tree without running it", run: cmdCheck},
 		{name: "skills", summary: "propose, review, approve and verify skills", run: cmdSkills},
 		{name: "serve", summary: "serve the workspace to agent hosts as one MCP server (stdio or HTTP)", run: cmdServe},
 		{name: "audit", summary: "show the recorded runs and their tool calls", run: cmdAudit},
 		{name: "privacy", summary: "show or clear the privacy token store", run: cmdPrivacy},
 		{name: "demo-server", summary: "serve a built-in demo MCP server over stdio", run: cmdDemoServer},
 		{name: "version", summary: "print the version", run: cmdVersion},
-		{name: workerstart.Arg, summary: "run one program as a worker process (internal)", hidden: true, run: cmdWorker},
+		{name: worker.Arg, summary: "run one program as a worker process (internal)", hidden: true, run: cmdWorker},
 	}
 }
 
 // Main runs the CLI with the given arguments (without the program name) and
-// returns the process exit code. It is the only place that reads the
-// process's environment and signals.
+// returns the process exit code. It and the commands it calls are the only
+// code that reads the process's environment, signals and command line.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 1 && args[0] == workerstart.RunnerArg {
-		// A warm runner: the command line and the process's standard
-		// streams come with the run the broker hands it, whose client
-		// exits as soon as the command's code is known; the cleanup after
-		// it (stopping the worker, sending traces) is this process's own.
-		return workerstart.ServeRunner(func(args []string, done func(code int)) int {
-			return main(args, os.Stdin, os.Stdout, os.Stderr, done)
-		}, warmRunner, worker.SendWarmUp)
-	}
-	if len(args) == 3 && args[0] == workerstart.BrokerArg {
-		// The broker, before anything changes its signal dispositions:
-		// SIGINT's (ignored in a script's background job) is part of the
-		// context it serves, so only SIGTERM is caught.
-		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-		defer stop()
-		if err := workerstart.ServeBroker(ctx, args[1], args[2]); err != nil {
-			fmt.Fprintf(stderr, "mcpcode broker: %v\n", err)
-			return exitFailure
-		}
-		return exitOK
-	}
-	return main(args, stdin, stdout, stderr, nil)
-}
-
-// runHugeHeapBytes is the heap a warm runner reserves for huge pages
-// (internal/hugeheap, used once a server sends a line of a megabyte or
-// more): a result's line is read in pieces and joined, twice its size, and
-// with --isolation none its values are built here too.
-const runHugeHeapBytes = 64 << 20
-
-// warmRunner runs a tiny program in a temporary workspace of its own, as
-// the run a warm runner will be given runs, so that the run finds this
-// process's code, caches and threads warm (about 3 ms of a 30 ms run on a
-// small virtual machine). The runner has an empty environment and no
-// secret yet; nothing of the warm-up's workspace is kept.
-func warmRunner() {
-	// Its run may read a large tool result: onto huge pages, in room
-	// reserved while the heap is fresh (internal/hugeheap). A process
-	// started for one run does without: the reservation's early garbage
-	// collection would cost every run about 5 ms of its start-up.
-	hugeheap.Reserve(runHugeHeapBytes)
-	dir, err := os.MkdirTemp("", "mcpcode-warm-")
-	if err != nil {
-		return
-	}
-	defer os.RemoveAll(dir)
-	entry := filepath.Join(dir, "warm.ts")
-	if os.WriteFile(filepath.Join(dir, layout.ConfigFile), []byte(`{"mcpServers":{}}`), 0o600) != nil ||
-		os.WriteFile(entry, []byte("console.log(JSON.stringify({ warm: [1, 2, 3].map((x) => x * 2) }));\n"), 0o600) != nil {
-		return
-	}
-	main([]string{"run", "--dir", dir, entry}, strings.NewReader(""), io.Discard, io.Discard, nil)
-}
-
-// main runs the command line args and calls done, when not nil, with the
-// exit code as soon as it is known, before the cleanup.
-func main(args []string, stdin io.Reader, stdout, stderr io.Writer, done func(code int)) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, app: &app.App{
 		Environ:       os.Environ(),
 		Version:       mcpcodeVersion(),
-		WorkerCommand: workerCommandLine,
-		AdoptWorker:   workerstart.Take,
+		WorkerCommand: worker.Command,
 		TokenDir:      tokenDir(),
 	}}
-	defer workerstart.StartBroker() // last: for the next run, when this one found no broker
-	defer workerstart.Discard()     // after Close: a worker started early that no run took
 	defer a.app.Close()
-	code := a.main(args)
-	if done != nil {
-		done(code)
-	}
-	return code
+	return a.dispatch(args)
 }
 
-// workerCommandLine re-executes this binary as a worker process.
-func workerCommandLine() *exec.Cmd { return exec.Command(workerstart.Executable(), workerstart.Arg) }
-
-// main dispatches to a command.
-func (a *cli) main(args []string) int {
+// dispatch runs the command args names.
+func (a *cli) dispatch(args []string) int {
 	stdout, stderr := a.stdout, a.stderr
 	if len(args) == 0 {
 		a.usage(stderr)
@@ -186,7 +118,7 @@ func (a *cli) usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, `Run "mcpcode <command> -h" for the flags of a command.`)
-	fmt.Fprintln(w, "Exit codes: 0 ok, 1 failure, 2 usage or configuration error.")
+	fmt.Fprintln(w, "Exit codes: 0 ok, 1 failure, 2 usage or configuration error, 3 the program does not type-check.")
 }
 
 // flags returns a flag set whose -h prints the command's usage line, its

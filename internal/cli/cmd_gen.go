@@ -9,16 +9,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/mcpcode/mcpcode/internal/app"
-	"github.com/mcpcode/mcpcode/internal/hugeheap"
 	"github.com/mcpcode/mcpcode/internal/visible"
 	"github.com/mcpcode/mcpcode/servers"
 )
-
-// genHugeHeapBytes is the heap a one-shot gen of a large catalog maps on
-// huge pages (hugeheap): 10,000 tools make a heap of about 350 MB, and on
-// the virtualised machine this was measured on its 100,000 page faults of
-// 4 KiB were a quarter of the process's CPU time.
-const genHugeHeapBytes = 256 << 20
 
 // genFlags are the flags of `mcpcode gen`.
 type genFlags struct {
@@ -84,9 +77,6 @@ func cmdGen(a *cli, args []string) int {
 		}
 		return exitOK
 	}
-	// A one-shot gen ends soon: a large catalog may have its heap on huge
-	// pages (app.Generate asks once it has listed the tools).
-	hugeheap.Reserve(genHugeHeapBytes)
 	pool := ws.Pool(app.PoolOptions{ConnectTimeout: gf.conn.connectTimeout})
 	defer pool.Close()
 	rep, err := ws.Generate(a.ctx, pool, opts)

@@ -9,15 +9,20 @@ import (
 )
 
 func cmdInit(a *cli, args []string) int {
-	fs := a.flags("init", "[--dir WORKSPACE] [--from claude-desktop|cursor|claude-code|vscode|FILE] [--json]",
+	fs := a.flags("init", "[--dir WORKSPACE] [--from claude-desktop|cursor|claude-code|vscode|FILE] [--ci github|gitlab [--mcpcode-version V]] [--json]",
 		"Makes a workspace: mcp.json (with --from, the MCP servers of a host's configuration, each entry\n"+
 			"unchanged in meaning: variables stay ${VAR}), AGENTS.md (how an agent uses the tree, runs programs\n"+
 			"and proposes skills), a CLAUDE.md that points to it, and a .gitignore for .mcpcode/. Files that exist\n"+
 			"are kept; an import adds only servers mcp.json does not have. Prints the snippet that adds\n"+
-			"`mcpcode serve` to the host.")
+			"`mcpcode serve` to the host. --ci github writes .github/workflows/mcpcode-skills.yml into the\n"+
+			"repository (--ci gitlab: .gitlab/mcpcode-skills.gitlab-ci.yml): on every pull request it installs\n"+
+			"this version of mcpcode, verifies the skills with annotations, and posts the review cards of the\n"+
+			"changed skills (see docs/REVIEWING.md for its trust model).")
 	dir := fs.String("dir", "", "the workspace to create (default: the current directory)")
 	from := fs.String("from", "", "import the servers of this host (claude-desktop, cursor, claude-code, vscode) or of this file")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	ci := fs.String("ci", "", "also write the CI workflow of this code host: github or gitlab")
+	pin := fs.String("mcpcode-version", "", "the mcpcode version the workflow installs (default: this binary's)")
 	rest, code, ok := parse(fs, args)
 	if !ok {
 		return code
@@ -30,7 +35,11 @@ func cmdInit(a *cli, args []string) int {
 	if err != nil || strings.Contains(binary, "go-build") {
 		binary = "mcpcode"
 	}
-	rep, err := a.app.Init(app.InitOptions{Dir: *dir, From: *from, Home: home, Binary: binary})
+	version := *pin
+	if version == "" {
+		version = pinnableVersion()
+	}
+	rep, err := a.app.Init(app.InitOptions{Dir: *dir, From: *from, Home: home, Binary: binary, CI: *ci, MCPCodeVersion: version})
 	if err != nil {
 		if app.IsUsage(err) {
 			return a.usageError("init", "%v", err)

@@ -4,20 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/mcpcode/mcpcode/internal/app"
-	"github.com/mcpcode/mcpcode/internal/atomicfile"
 	"github.com/mcpcode/mcpcode/internal/visible"
 	"github.com/mcpcode/mcpcode/runtime"
 	"github.com/mcpcode/mcpcode/runtime/worker"
 	"github.com/mcpcode/mcpcode/servers"
-	"github.com/mcpcode/mcpcode/skills"
 )
 
 // runFlags are the flags of `mcpcode run`.
@@ -34,6 +30,7 @@ type runFlags struct {
 	privacy        string
 	record         string
 	replay         string
+	check          bool
 }
 
 // byteSize is a flag value like 256MiB, 1GiB or 1048576.
@@ -82,23 +79,18 @@ func formatBytes(n int64) string {
 	return fmt.Sprintf("%dB", n)
 }
 
-// runGCPercent is the GOGC of a one-shot run's process, as a worker's
-// (runtime/worker): it ends with the run.
-const runGCPercent = 400
-
 func cmdRun(a *cli, args []string) int {
-	fs := a.flags("run", "[FILE|-] [--dir WORKSPACE] [--timeout 30s] [--max-tool-calls 500] [--memory 256MiB]\n"+
+	fs := a.flags("run", "[FILE|-] [--dir WORKSPACE] [--check] [--timeout 30s] [--max-tool-calls 500] [--memory 256MiB]\n"+
 		"       [--max-output 20000] [--isolation worker|none] [--input JSON] [--privacy tokenize|off] [--json]\n"+
 		"   or: mcpcode run --skill NAME --input JSON",
 		"Bundles a TypeScript (or JavaScript) program and runs it sandboxed: it can import the generated\n"+
 			"tree (servers/...), approved skills (skills/...), mcpcode:runtime and mcpcode:fs, and nothing\n"+
 			"else of the host. Tool calls go to the servers in the workspace's mcp.json, each started only if\n"+
 			"the program calls it. Prints what the program logs, then its result (its default export, or\n"+
-			"what its default-exported function returns) as JSON. Exits 0 on success, 1 when the program\n"+
-			"failed, 2 on usage errors. Every run is recorded in .mcpcode/audit/ (see mcpcode audit).\n\n"+
-			"Runs after the first are served by a warm runner that a background broker keeps ready (the same\n"+
-			"user and execution context only, never with a terminal; it ends after 10 idle minutes);\n"+
-			"MCPCODE_WARM=off runs every time from scratch (see README, \"Warm runs\").")
+			"what its default-exported function returns) as JSON. With --check the program is first\n"+
+			"type-checked (see mcpcode check): on type errors nothing runs. Exits 0 on success, 1 when the\n"+
+			"program failed, 2 on usage errors, 3 when it does not type-check. Every run is recorded in\n"+
+			".mcpcode/audit/ (see mcpcode audit).")
 	d := runtime.DefaultLimits()
 	rf := runFlags{limits: d, memory: byteSize(d.Memory), fsQuota: byteSize(d.FSQuota)}
 	fs.StringVar(&rf.dir, "dir", "", "the workspace: the directory with mcp.json, servers/, skills/ and workspace/ (default: the current directory, or the nearest parent with mcp.json)")
@@ -116,6 +108,7 @@ func cmdRun(a *cli, args []string) int {
 	fs.DurationVar(&rf.connectTimeout, "connect-timeout", servers.DefaultConnectTimeout, "time allowed to connect to one server")
 	fs.StringVar(&rf.record, "record", "", "write every tool call and result of the run, with its input and result, to FILE (a recording a skill proposal can carry as an example; it holds the real data)")
 	fs.StringVar(&rf.replay, "replay", "", "answer the run's tool calls from a recording FILE (mcpcode run --record) instead of any server; a call not in it is an error")
+	fs.BoolVar(&rf.check, "check", false, "type-check the program against the tree first (mcpcode check); on type errors nothing runs (exit 3)")
 	fs.StringVar(&rf.privacy, "privacy", "", `"tokenize" shows emails, phones, names, cards, IBANs and IPs as tokens such as [EMAIL_1] and sends tool calls the real values; "off"; default: mcp.json's "privacy" mode, else off`)
 	rest, code, ok := parse(fs, args)
 	if !ok {
@@ -144,42 +137,24 @@ func cmdRun(a *cli, args []string) int {
 	if rf.privacy != "" && rf.privacy != app.PrivacyTokenize && rf.privacy != app.PrivacyOff {
 		return a.usageError("run", "--privacy %q: use tokenize or off", rf.privacy)
 	}
-	if rf.isolation == app.IsolationWorker {
-		// The worker process takes longer to start than everything up to
-		// the run: it starts now, in parallel.
-		a.app.PrestartWorker()
+	req := app.RunRequest{Skill: rf.skill, Input: input, Limits: rf.limits, Isolation: rf.isolation, ConnectTimeout: rf.connectTimeout,
+		Privacy: rf.privacy, ReplayFile: rf.replay, RecordFile: rf.record,
+		OneShot: true} // this process ends with the run
+	if rf.check {
+		req.Check = app.CheckOn
 	}
-	// This process ends with the run: it collects less often.
-	debug.SetGCPercent(runGCPercent)
-	req := app.RunRequest{Skill: rf.skill, Input: input, Limits: rf.limits, Isolation: rf.isolation, ConnectTimeout: rf.connectTimeout, Privacy: rf.privacy}
-	if rf.skill != "" {
-		if err := skills.ValidateName(rf.skill); err != nil {
-			return a.usageError("run", "--skill: %v", err)
-		}
-	} else if rest[0] == "-" {
+	switch {
+	case rf.skill != "":
+	case rest[0] == "-":
 		src, err := io.ReadAll(a.stdin)
 		if err != nil {
 			return a.fail("run", fmt.Errorf("reading the program from stdin: %w", err))
 		}
 		req.Source = src
-	} else {
+	default:
 		req.File = rest[0]
 	}
 	req.Handlers = a.clientHandlers() // servers' questions: asked in the terminal, else declined
-	if rf.replay != "" {
-		data, err := os.ReadFile(rf.replay)
-		if err != nil {
-			return a.usageError("run", "--replay: %v", err)
-		}
-		if req.Replay, err = skills.ParseRecording(data); err != nil {
-			return a.usageError("run", "--replay %s: %v", rf.replay, err)
-		}
-	}
-	var recording *skills.Recording
-	if rf.record != "" {
-		req.Record = func(r *skills.Recording) { recording = r }
-	}
-	req.OneShot = true // this process ends with the run: one worker, started at once, none kept warm
 	ws, err := a.openWith(app.OpenOptions{Dir: rf.dir})
 	if err != nil {
 		return a.configError("run", err)
@@ -192,17 +167,11 @@ func cmdRun(a *cli, args []string) int {
 		}
 		return a.fail("run", err)
 	}
-	if recording != nil {
-		if err := atomicfile.Write(rf.record, recording.Marshal(), 0o644); err != nil {
-			return a.fail("run", fmt.Errorf("--record: %w", err))
-		}
-	}
 	return a.printRunResult(res, rf)
 }
 
 func cmdWorker(a *cli, args []string) int {
-	skillPolicy := func(ws string) runtime.SkillPolicy { return skills.NewWorkspace(ws).Policy() }
-	if err := worker.Serve(a.ctx, a.stdin, a.stdout, worker.ServeOptions{Skills: skillPolicy}); err != nil {
+	if err := worker.Serve(a.ctx, a.stdin, a.stdout, worker.ServeOptions{Skills: app.SkillPolicy}); err != nil {
 		fmt.Fprintf(a.stderr, "mcpcode worker: %v\n", err)
 		return exitFailure
 	}
@@ -213,7 +182,10 @@ func cmdWorker(a *cli, args []string) int {
 // --max-output) and returns the exit code.
 func (a *cli) printRunResult(res *runtime.Result, rf runFlags) int {
 	code := exitOK
-	if !res.OK {
+	switch {
+	case res.Error != nil && res.Error.Kind == runtime.KindTypeCheck:
+		code = exitTypeErrors
+	case !res.OK:
 		code = exitFailure
 	}
 	if rf.asJSON {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/mcpcode/mcpcode/internal/app"
 	"github.com/mcpcode/mcpcode/internal/demo"
@@ -81,7 +82,7 @@ func TestExampleTreeFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sk.Approve(app.DemoSkill, skills.ApproveOptions{ApprovedBy: "the demo", SHA256: card.SHA256}); err != nil {
+	if _, err := sk.Approve(app.DemoSkill, skills.ApproveOptions{ApprovedBy: "the demo", ApprovedAt: demoApprovedAt, SHA256: card.SHA256}); err != nil {
 		t.Fatal(err)
 	}
 	if *update {
@@ -120,6 +121,10 @@ func TestExampleTreeFresh(t *testing.T) {
 	// The demo programs (and skills) type-check against the tree.
 	tsc.Check(t, filepath.Join(example, "programs"), "-p", ".")
 }
+
+// demoApprovedAt is when the committed demo skill was approved: written
+// once, so that the committed tree is reproducible.
+var demoApprovedAt = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 
 // snapshotContent reads every file under dir.
 func snapshotContent(t *testing.T, dir string) map[string]string {

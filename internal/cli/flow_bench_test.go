@@ -9,16 +9,13 @@ import (
 	"time"
 
 	"github.com/mcpcode/mcpcode/internal/tsc"
-	"github.com/mcpcode/mcpcode/internal/workerstart/brokertest"
 )
 
 // BenchmarkProcess10kRows times the article's flow as an agent runs it:
 // `mcpcode run programs/pending-orders.ts` as a new process of the real
 // binary, against a stdio server whose answer (the demo's getSheet, 10,000
 // rows, 5.4 MB, recorded once with testdata/bench/replay) is precomputed.
-// "run" is the default, a warm runner of the broker (each timed run finds
-// a runner that had time to warm up, as between an agent's programs);
-// "run-cold" is MCPCODE_WARM=off, as without a broker. Each iteration also
+// Each iteration also
 // times `replay client` against the same server: the least a client does
 // (one call, the answer read and dropped), which is the server's own time.
 // Besides the time of both it reports own-ms/op, mcpcode's own share: the
@@ -56,9 +53,9 @@ func BenchmarkProcess10kRows(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(ws, "mcp.json"), []byte(config), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	timed := func(env []string, argv ...string) time.Duration {
-		cmd := brokertest.Command(argv[0], argv[1:]...)
-		cmd.Dir, cmd.Env = ws, append(os.Environ(), env...)
+	timed := func(argv ...string) time.Duration {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = ws
 		start := time.Now()
 		out, err := cmd.CombinedOutput()
 		d := time.Since(start)
@@ -70,35 +67,13 @@ func BenchmarkProcess10kRows(b *testing.B) {
 		}
 		return d
 	}
-	xdg := brokertest.NewXDG(b)
-	for _, bc := range []struct {
-		name string
-		env  []string
-	}{
-		{"run", []string{"MCPCODE_WARM=on", "XDG_RUNTIME_DIR=" + xdg}},
-		{"run-cold", []string{"MCPCODE_WARM=off"}},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			broker := 0
-			if bc.name == "run" {
-				timed(bc.env, mcpcode, "run", "programs/pending-orders.ts") // starts the broker
-				broker = brokertest.Pid(b, brokertest.WaitSockets(b, xdg, 1)[0])
-			}
-			var server, run time.Duration
-			for b.Loop() {
-				if broker != 0 {
-					// Neither timing shares the processors with the
-					// next runner's start and warm-up.
-					waitRunner(b, broker)
-					time.Sleep(300 * time.Millisecond)
-				}
-				server += timed(nil, replay, "client", "--", replay, "serve", rec)
-				run += timed(bc.env, mcpcode, "run", "programs/pending-orders.ts")
-			}
-			n := float64(b.N)
-			b.ReportMetric(float64(server.Milliseconds())/n, "server-ms/op")
-			b.ReportMetric(float64(run.Milliseconds())/n, "run-ms/op")
-			b.ReportMetric(float64((run-server).Milliseconds())/n, "own-ms/op")
-		})
+	var server, run time.Duration
+	for b.Loop() {
+		server += timed(replay, "client", "--", replay, "serve", rec)
+		run += timed(mcpcode, "run", "programs/pending-orders.ts")
 	}
+	n := float64(b.N)
+	b.ReportMetric(float64(server.Milliseconds())/n, "server-ms/op")
+	b.ReportMetric(float64(run.Milliseconds())/n, "run-ms/op")
+	b.ReportMetric(float64((run-server).Milliseconds())/n, "own-ms/op")
 }

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpcode/mcpcode/internal/tsc"
-	"github.com/mcpcode/mcpcode/internal/workerstart"
+	"github.com/mcpcode/mcpcode/runtime/worker"
 )
 
 // binary is the mcpcode binary of the end-to-end tests: this test binary,
@@ -34,14 +34,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = exe
-	// The warm runner's tests turn it on for their own runs, with a
-	// directory of their own; no other test may start or use a broker.
-	os.Setenv(workerstart.BrokerEnv, "off")
 	os.Exit(m.Run())
 }
 
 // testWorkerCommand starts this test binary as a worker process.
-func testWorkerCommand() *exec.Cmd { return exec.Command(binary, workerstart.Arg) }
+func testWorkerCommand() *exec.Cmd { return exec.Command(binary, worker.Arg) }
 
 // e2e skips an end-to-end test (real binary, real servers, npm packages) in
 // the fast tier, `go test -short`.

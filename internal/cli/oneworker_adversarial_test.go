@@ -9,16 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpcode/mcpcode/internal/workerstart"
+	"github.com/mcpcode/mcpcode/runtime/worker"
 )
 
 // TestAdversarialIsolationNoneStartsNoWorker: `mcpcode run` that runs its
-// program in-process (--isolation none) must have no worker process. The
-// early start (internal/workerstart's init) guesses the isolation from the
-// command line, where "--" can be the value of a string flag (--record
-// here), after which --isolation none is still a flag.
-// A worker so started would serve nothing, but live, a second process of
-// the binary, for the whole run.
+// program in-process (--isolation none) must have no worker process, even
+// when "--" is the value of a string flag (--record here), after which
+// --isolation none is still a flag. A worker started for it would serve
+// nothing, but live, a second process of the binary, for the whole run.
 func TestAdversarialIsolationNoneStartsNoWorker(t *testing.T) {
 	if goruntime.GOOS != "linux" {
 		t.Skip("counts processes through /proc")
@@ -53,7 +51,7 @@ func workerPIDs(t *testing.T, pid int) []string {
 		args := strings.Split(strings.TrimSuffix(string(cmdline), "\x00"), "\x00")
 		// stat: pid (comm) state ppid ...; comm may hold spaces.
 		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-		if len(args) == 2 && args[1] == workerstart.Arg && len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+		if len(args) == 2 && args[1] == worker.Arg && len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
 			pids = append(pids, e.Name())
 		}
 	}
@@ -61,7 +59,7 @@ func workerPIDs(t *testing.T, pid int) []string {
 }
 
 // TestAdversarialWorkerHoldsNoInheritedFD: the worker process of a real
-// `mcpcode run` (started early, in the binary's init) holds only its
+// `mcpcode run` holds only its
 // three pipes. Here mcpcode is started with a secret file open as fd 3
 // (as an agent host or a shell's `3<file` would leave it, without
 // close-on-exec); the worker must not have it.
@@ -93,25 +91,5 @@ func TestAdversarialWorkerHoldsNoInheritedFD(t *testing.T) {
 	}, "run", "wait.ts")
 	if len(leaked) > 0 {
 		t.Errorf("the worker process holds a descriptor mcpcode inherited: %q", leaked[0])
-	}
-}
-
-// TestRunBoolFlagsMatchTheRunCommand: the early start's reading of a run's
-// command line (internal/workerstart) knows which of its flags take no
-// value; they must be exactly the run command's boolean flags, or a flag's
-// value would be read as a flag (or a flag as a value).
-func TestRunBoolFlagsMatchTheRunCommand(t *testing.T) {
-	t.Parallel()
-	ta := newTestApp(t)
-	ta.run("run", "-h")
-	var bools []string
-	for _, line := range strings.Split(ta.stderr.String()+ta.stdout.String(), "\n") {
-		// flag.PrintDefaults: "  -name type" for flags with a value, "  -name" for booleans.
-		if fields := strings.Fields(line); strings.HasPrefix(line, "  -") && len(fields) == 1 {
-			bools = append(bools, strings.TrimPrefix(fields[0], "-"))
-		}
-	}
-	if strings.Join(bools, " ") != strings.Join(workerstart.RunBoolFlags, " ") {
-		t.Errorf("run's boolean flags are %q; workerstart.RunBoolFlags is %q", bools, workerstart.RunBoolFlags)
 	}
 }

@@ -12,9 +12,9 @@ import (
 )
 
 // TestRunStartsExactlyOneWorker: `mcpcode run` in worker isolation has one
-// worker process for its program (started as the binary initializes, and
-// taken by the run), never a second one beside it; with isolation "none"
-// it has none.
+// worker process for its program (started as soon as the run's flags are
+// read, and taken by the run), never a second one beside it; with
+// isolation "none" it has none.
 func TestRunStartsExactlyOneWorker(t *testing.T) {
 	if goruntime.GOOS != "linux" {
 		t.Skip("counts processes through /proc")

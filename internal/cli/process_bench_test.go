@@ -9,20 +9,15 @@ import (
 	goruntime "runtime"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/mcpcode/mcpcode/internal/tsc"
-	"github.com/mcpcode/mcpcode/internal/workerstart/brokertest"
 )
 
 // BenchmarkProcessHello times `mcpcode run hello.ts` as an agent with a
 // shell runs it: a new process each time, of the real binary (built once,
-// as released: static, trimmed). "run" is the default: a warm runner of
-// the broker runs it (the broker is started by a first, untimed run, and
-// each timed run finds a runner that had time to warm up, as between an
-// agent's programs); "run-cold" is the same without the broker (two
-// processes start: mcpcode and its worker); "run-isolation-none" runs it
-// in-process; "version" is the binary's start alone. Besides the time it
+// as released: static, trimmed). "run" is the default (two processes
+// start: mcpcode and its worker); "run-isolation-none" runs it in-process;
+// "version" is the binary's start alone. Besides the time it
 // reports the page faults per run of the single-process ones (from the
 // children's rusage), which on virtual machines can cost 10 µs or more
 // each. docs/BENCHMARKS.md compares these with node, deno, bun and tsx
@@ -49,45 +44,26 @@ func BenchmarkProcessHello(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	xdg := brokertest.NewXDG(b)
-	warm := []string{"MCPCODE_WARM=on", "XDG_RUNTIME_DIR=" + xdg}
-	off := []string{"MCPCODE_WARM=off"}
 	for _, bc := range []struct {
 		name string
-		env  []string
 		args []string
 	}{
-		{"run", warm, []string{"run", "hello.ts"}},
-		{"run-cold", off, []string{"run", "hello.ts"}},
-		{"run-isolation-none", off, []string{"run", "--isolation", "none", "hello.ts"}},
-		{"version", off, []string{"version"}},
+		{"run", []string{"run", "hello.ts"}},
+		{"run-isolation-none", []string{"run", "--isolation", "none", "hello.ts"}},
+		{"version", []string{"version"}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			run := func() {
-				cmd := brokertest.Command(exe, bc.args...)
-				cmd.Dir, cmd.Env = ws, append(os.Environ(), bc.env...)
+			faults := childFaults()
+			for b.Loop() {
+				cmd := exec.Command(exe, bc.args...)
+				cmd.Dir = ws
 				if out, err := cmd.CombinedOutput(); err != nil {
 					b.Fatalf("mcpcode %v: %v\n%s", bc.args, err, out)
 				}
 			}
-			broker := 0
-			if bc.name == "run" {
-				run() // starts the broker
-				broker = brokertest.Pid(b, brokertest.WaitSockets(b, xdg, 1)[0])
-			}
-			faults := childFaults()
-			for b.Loop() {
-				if broker != 0 {
-					b.StopTimer()
-					waitRunner(b, broker)
-					time.Sleep(300 * time.Millisecond) // its warm-up
-					b.StartTimer()
-				}
-				run()
-			}
-			// A one-shot run does not wait for its worker to be reaped,
-			// so only the single-process runs count every fault.
-			if goruntime.GOOS == "linux" && bc.name != "run" && bc.name != "run-cold" {
+			// A run does not wait for its worker to be reaped, so only the
+			// single-process ones count every fault.
+			if goruntime.GOOS == "linux" && bc.name != "run" {
 				b.ReportMetric(float64(childFaults()-faults)/float64(b.N), "faults/op")
 			}
 		})

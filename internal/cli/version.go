@@ -25,6 +25,32 @@ func mcpcodeVersion() string {
 	return "devel"
 }
 
+// pinnableVersion is what a workflow can install this mcpcode as: its
+// release version, else the commit it was built from (when the build
+// recorded one and the tree was clean), else "" .
+func pinnableVersion() string {
+	if v := mcpcodeVersion(); v != "devel" {
+		return v
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	rev, modified := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if modified {
+		return ""
+	}
+	return rev
+}
+
 // dirFlag is --dir, which every command that works in a workspace takes.
 type dirFlag struct{ dir string }
 

@@ -18,10 +18,12 @@ const (
 	ServersDir = "servers"
 	// SkillsDir holds approved skills: skills/<name>/{SKILL.md,index.ts}.
 	SkillsDir = "skills"
-	// ProposalsDir and DismissedDir, inside SkillsDir, hold skills that are
-	// not approved: they can never be imported or run.
+	// ProposalsDir, DismissedDir and RevokedDir, inside SkillsDir, hold
+	// skills that are not approved (or no longer): they can never be
+	// imported or run.
 	ProposalsDir = ".proposals"
 	DismissedDir = ".dismissed"
+	RevokedDir   = ".revoked"
 	// FilesDir is the files folder that programs read and write
 	// (mcpcode:fs) across runs.
 	FilesDir = "workspace"

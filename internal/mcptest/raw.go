@@ -1,7 +1,11 @@
-// Package mcptest provides in-process fake MCP servers for tests and
-// benchmarks. RawServer answers tools/list with tool definitions exactly as
-// given (bytes untouched, as a real server in another language would send
-// them), which go-sdk's own Server cannot do for schemas without "type".
+// Package mcptest holds the fakes tests and benchmarks share; only tests
+// import it. RawServer is an in-process MCP server that answers tools/list
+// with tool definitions exactly as given (bytes untouched, as a real server
+// in another language would send them), which go-sdk's own Server cannot
+// do for schemas without "type".
+// FakeCaller plays the runtime fixture's servers (runtime/testdata/ws) for
+// the runtime's and the worker's tests; DemoCaller and CopyDemoTree give
+// the skills' and the app's tests the demo workspace's tree and tools.
 package mcptest
 
 import (

@@ -3,6 +3,8 @@ package mcptool
 import (
 	"context"
 	"encoding/json"
+	"strconv"
+	"strings"
 )
 
 // Notice kinds.
@@ -27,6 +29,32 @@ type Notice struct {
 	Level  string          `json:"level,omitempty"`
 	Logger string          `json:"logger,omitempty"`
 	Data   json.RawMessage `json:"data,omitempty"`
+}
+
+// Text is how the notice shows in a run's output, marked as coming from
+// its server: "[server progress] 3/10 message" or "[server level logger]
+// data" (data that is a JSON string shown as its text).
+func (n Notice) Text() string {
+	if n.Kind == NoticeProgress {
+		s := "[" + n.Server + " progress] " + strconv.FormatFloat(n.Progress, 'f', -1, 64)
+		if n.Total > 0 {
+			s += "/" + strconv.FormatFloat(n.Total, 'f', -1, 64)
+		}
+		if n.Message != "" {
+			s += " " + n.Message
+		}
+		return s
+	}
+	text := string(n.Data)
+	var str string
+	if json.Unmarshal(n.Data, &str) == nil {
+		text = str
+	}
+	level := n.Level
+	if n.Logger != "" {
+		level += " " + n.Logger
+	}
+	return "[" + n.Server + " " + level + "] " + strings.TrimRight(text, "\n")
 }
 
 // NoticeSink receives the notices servers send about calls. One sink

@@ -5,7 +5,11 @@
 // among them), the bidirectional controls (U+202A-U+202E, U+2066-U+2069,
 // U+200E, U+200F, U+061C), zero-width characters (U+200B-U+200D, U+2060,
 // U+FEFF), the line and paragraph separators U+2028 and U+2029, tag
-// characters and every other Unicode format character, and bytes that are
+// characters and every other Unicode format character, the variation
+// selectors (U+FE00-U+FE0F, U+E0100-U+E01EF: invisible, they can carry
+// a hidden byte each), the other default-ignorable characters (U+034F,
+// the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, which JavaScript
+// accepts in identifiers and which show as nothing), and bytes that are
 // not UTF-8.
 //
 // Escapes are JavaScript's (\u001b, \u202e, \u{e0001}, \r; \xff for a byte
@@ -25,7 +29,7 @@ import (
 
 // Hidden reports whether r is shown as an escape.
 func Hidden(r rune) bool {
-	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
 }
 
 // Text escapes s for printing, keeping newlines and tabs.
@@ -125,6 +129,9 @@ type SourceLine struct {
 	// newline: "\r\n", "\r", "U+2028", "U+2029"; "" for "\n" and the last
 	// line.
 	End string
+	// Continued marks a piece of a long line that WrappedLines broke (not
+	// the line's first piece).
+	Continued bool
 }
 
 // Lines splits a program where JavaScript ends its lines (\n, \r\n, \r,
@@ -132,6 +139,15 @@ type SourceLine struct {
 // line break wherever the language has one: code after a U+2028 in a //
 // comment is on a line of its own, not hidden in the comment.
 func Lines(src string) []SourceLine {
+	out := rawLines(src)
+	for i := range out {
+		out[i].Text = Line(out[i].Text)
+	}
+	return out
+}
+
+// rawLines is Lines without the escaping.
+func rawLines(src string) []SourceLine {
 	var out []SourceLine
 	start := 0
 	for i := 0; i < len(src); {
@@ -152,12 +168,12 @@ func Lines(src string) []SourceLine {
 			i += size
 			continue
 		}
-		out = append(out, SourceLine{Text: Line(src[start:i]), End: end})
+		out = append(out, SourceLine{Text: src[start:i], End: end})
 		i += size
 		start = i
 	}
 	if start < len(src) || len(out) == 0 {
-		out = append(out, SourceLine{Text: Line(src[start:])})
+		out = append(out, SourceLine{Text: src[start:]})
 	}
 	return out
 }

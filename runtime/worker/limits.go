@@ -3,9 +3,9 @@ package worker
 import (
 	"runtime/debug"
 
-	"github.com/mcpcode/mcpcode/internal/hugeheap"
 	"github.com/mcpcode/mcpcode/runtime"
 	"github.com/mcpcode/mcpcode/runtime/internal/regexptimeout"
+	"github.com/mcpcode/mcpcode/runtime/worker/internal/hugeheap"
 )
 
 // heapSlack is what the Go runtime, esbuild and goja need besides the
@@ -18,12 +18,18 @@ const heapSlack = 32 << 20
 // about 17 MB of them) and the garbage made on the way.
 const hugeHeapBytes = 64 << 20
 
-// gcPercent is a worker's GOGC: it serves one job and exits, so it
-// collects a quarter as often as Go's default, which leaves its heap
-// growing up to five times what is live (the memory limit still makes the
-// GC work hard near the limit, and the memory watchdog counts only live
-// memory). It took about 5% off the article's flow.
+// gcPercent is the GOGC of a process that serves one run and exits (a
+// worker, and the CLI's run that started it): it collects a quarter as
+// often as Go's default, which leaves its heap growing up to five times
+// what is live (in a worker the memory limit still makes the GC work hard
+// near the limit, and the memory watchdog counts only live memory). It took
+// about 5% off the article's flow.
 const gcPercent = 400
+
+// OneRunProcess tunes this process for serving one run and exiting: it
+// collects less often (gcPercent). A worker does it for its job; the CLI's
+// `run` does it for its own process, which ends with the run.
+func OneRunProcess() { debug.SetGCPercent(gcPercent) }
 
 // limitRuntime sets the process-wide runtime limits of a worker: a soft
 // heap limit near the memory limit (so the GC works hard before the OS
@@ -31,7 +37,7 @@ const gcPercent = 400
 // the run's wall time (this process serves one job).
 func limitRuntime(l runtime.Limits) {
 	debug.SetMemoryLimit(l.Memory + heapSlack)
-	debug.SetGCPercent(gcPercent)
+	OneRunProcess()
 	// A large result's values, when one comes (wireReader.next), on huge
 	// pages (Serve reserved the room), unless the limit is too tight.
 	hugeheap.Limit(l.Memory)

@@ -25,17 +25,17 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpcode/mcpcode/internal/workerstart"
 	"github.com/mcpcode/mcpcode/runtime"
 )
 
 // Options configures a Pool.
 type Options struct {
 	// Command returns a command that re-executes this binary in worker mode
-	// (the CLI passes workerstart.Command, `mcpcode __worker`, which calls
-	// Serve; tests re-execute the test binary). It is started by
-	// workerstart.Start, which sets its stdin, stdout and stderr and its
-	// process group. When Command leaves Env nil the worker gets an empty
+	// (the CLI passes Command, `mcpcode __worker`, which calls Serve; tests
+	// re-execute the test binary). Only its Path, Args, Env and Dir are
+	// used: the pool starts it itself (startProcess), with pipes for its
+	// stdin, stdout and stderr, in its own process group. When Command
+	// leaves Env nil the worker gets an empty
 	// environment (no host secrets); an Env it sets is passed as is, so it
 	// should hold nothing secret. Its Dir should be left empty: relative
 	// paths are made absolute in the parent's working directory.
@@ -54,12 +54,6 @@ type Options struct {
 	// BundleTimeout bounds a Bundle call (default DefaultBundleTimeout);
 	// after it the worker is killed.
 	BundleTimeout time.Duration
-	// Adopt, when set, is asked for a worker process started before the
-	// pool needed one (the CLI's run starts its worker while the program
-	// initializes: internal/workerstart) each time the pool would start
-	// one; nil means none. It must be started as workerstart.Start starts
-	// one, and Command would.
-	Adopt func() *workerstart.Process
 	// Skills returns the skill policy of a workspace, as ServeOptions.Skills
 	// does in the worker. The parent uses it to check the scope a worker
 	// claims for a relayed tool call: the call reaches the Caller with
@@ -242,7 +236,7 @@ func (p *Pool) take() (*proc, error) {
 
 // proc is one started worker process.
 type proc struct {
-	process *workerstart.Process
+	process *process
 	stdin   io.WriteCloser
 	stdout  io.ReadCloser
 	stderr  *stderrBuffer
@@ -254,11 +248,6 @@ type proc struct {
 }
 
 func (p *Pool) start() (*proc, error) {
-	if p.opts.Adopt != nil {
-		if started := p.opts.Adopt(); started != nil {
-			return adopt(started), nil
-		}
-	}
 	if p.opts.Command == nil {
 		return nil, errors.New("starting a worker: no worker command configured")
 	}
@@ -266,46 +255,34 @@ func (p *Pool) start() (*proc, error) {
 	if cmd.Err != nil {
 		return nil, fmt.Errorf("starting a worker: %w", cmd.Err)
 	}
-	started, err := workerstart.Start(cmd.Path, cmd.Args, cmd.Env, cmd.Dir)
+	started, err := startProcess(cmd.Path, cmd.Args, cmd.Env, cmd.Dir)
 	if err != nil {
 		return nil, err
 	}
-	return adopt(started), nil
-}
-
-// adopt makes a started worker process the pool's: its stderr is kept
-// (the first and last bytes, for diagnosing its death) and its end is
-// watched.
-func adopt(started *workerstart.Process) *proc {
-	w := &proc{process: started, stdin: started.Stdin, stdout: started.Stdout,
+	// Its stderr is kept (the first and last bytes, for diagnosing its
+	// death) and its end is watched.
+	w := &proc{process: started, stdin: started.stdin, stdout: started.stdout,
 		stderr: newStderrBuffer(8<<10, 32<<10), exited: make(chan struct{})}
 	copied := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(w.stderr, started.Stderr)
-		started.Stderr.Close()
+		_, _ = io.Copy(w.stderr, started.stderr)
+		started.stderr.Close()
 		close(copied)
 	}()
 	go func() {
-		state, _ := w.process.Wait()
+		state, _ := w.process.wait()
 		<-copied // all it wrote, for diagnose
 		if state != nil {
 			w.state = state
 		}
 		close(w.exited)
 	}()
-	return w
+	return w, nil
 }
 
 // warmUp asks a worker that will wait for its job to warm itself up
 // meanwhile (Serve does it on a warmUp message before the job).
-func (w *proc) warmUp() error { return SendWarmUp(w.stdin) }
-
-// SendWarmUp writes to a worker process's stdin the message that asks it
-// to warm up while it waits for its job (the worker broker's workers wait
-// for a run: internal/workerstart).
-func SendWarmUp(stdin io.Writer) error {
-	return newWireWriter(stdin).send(&wireMessage{Type: "warmUp"})
-}
+func (w *proc) warmUp() error { return newWireWriter(w.stdin).send(&wireMessage{Type: "warmUp"}) }
 
 func (w *proc) hasExited() bool {
 	select {
@@ -339,7 +316,7 @@ func (w *proc) signalKill() {
 	w.killed = true
 	w.killMu.Unlock()
 	if !w.hasExited() {
-		w.process.KillGroup()
+		w.process.killGroup()
 	}
 }
 
@@ -349,7 +326,7 @@ func (w *proc) kill() {
 	w.killed = true
 	w.killMu.Unlock()
 	if !w.hasExited() {
-		w.process.KillGroup()
+		w.process.killGroup()
 	}
 	_ = w.stdin.Close()
 	<-w.exited

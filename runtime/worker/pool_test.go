@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpcode/mcpcode/internal/workerstart"
 	"github.com/mcpcode/mcpcode/runtime"
 )
 
@@ -189,7 +188,7 @@ const pending = sheet.rows.filter((r) => r.Status === "pending" && (r.Amount as 
 console.log(pending.length + " pending of " + sheet.rows.length);
 export default pending.slice(0, 5);`)
 	fc := newFakeCaller()
-	fc.rows = 10000
+	fc.Rows = 10000
 	pool := NewPool(Options{Command: testWorkerCommand(), Warm: 1})
 	defer pool.Close()
 	opts := runtime.RunOptions{Workspace: ws, Caller: fc}
@@ -218,11 +217,10 @@ func waitIdleB(b *testing.B, p *Pool) {
 	b.Fatal("no worker became idle")
 }
 
-// TestPoolAdoptsAStartedWorker: a worker started before the pool needed
-// one (the CLI's, at init) is the one the job gets, and no other is
-// started; an adopted worker's death is diagnosed with its stderr, as a
-// worker the pool started itself.
-func TestPoolAdoptsAStartedWorker(t *testing.T) {
+// TestPrestartedWorkerIsTheJobs: the worker Prestart started is the one
+// the job gets, and no other is started; its death is diagnosed with its
+// stderr, as a worker started for the job.
+func TestPrestartedWorkerIsTheJobs(t *testing.T) {
 	t.Parallel()
 	ws := newWorkspace(t, nil)
 	opts := runtime.RunOptions{Workspace: ws, Caller: newFakeCaller(), Limits: runtime.Limits{Timeout: guard}}
@@ -233,33 +231,21 @@ func TestPoolAdoptsAStartedWorker(t *testing.T) {
 			if mode == "crash" {
 				args = []string{"crash"}
 			}
-			cmd := testWorkerCommand(args...)()
-			started, err := workerstart.Start(cmd.Path, cmd.Args, nil, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var adopted atomic.Int32
-			pool := NewPool(Options{OneShot: true,
-				Command: func() *exec.Cmd {
-					t.Error("the pool started a worker of its own")
-					return testWorkerCommand()()
-				},
-				Adopt: func() *workerstart.Process {
-					if adopted.Add(1) == 1 {
-						return started
-					}
-					return nil
-				}})
+			var started atomic.Int32
+			pool := NewPool(Options{OneShot: true, Command: func() *exec.Cmd {
+				started.Add(1)
+				return testWorkerCommand(args...)()
+			}})
 			pool.Prestart()
 			res := pool.Run(t.Context(), source(ws, normalProgram), opts)
 			pool.Close()
 			if mode == "normal" {
 				checkNormal(t, res)
 			} else if res.Error == nil || res.Error.Kind != runtime.KindCrashed || !strings.Contains(res.Error.Message, "panic: test crash") {
-				t.Fatalf("error = %+v, want crashed with the adopted worker's stderr", res.Error)
+				t.Fatalf("error = %+v, want crashed with the prestarted worker's stderr", res.Error)
 			}
-			if n := adopted.Load(); n != 1 {
-				t.Errorf("Adopt asked %d times, want once", n)
+			if n := started.Load(); n != 1 {
+				t.Errorf("%d workers started, want one", n)
 			}
 		})
 	}

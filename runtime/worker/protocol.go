@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 
-	"github.com/mcpcode/mcpcode/internal/hugeheap"
 	"github.com/mcpcode/mcpcode/internal/mcptool"
-	"github.com/mcpcode/mcpcode/internal/pipesize"
 	"github.com/mcpcode/mcpcode/runtime"
+	"github.com/mcpcode/mcpcode/runtime/worker/internal/hugeheap"
 )
 
 // The parent and a worker process speak newline-delimited JSON over the
@@ -151,9 +149,6 @@ type wireReader struct {
 }
 
 func newWireReader(r io.Reader, max int) *wireReader {
-	if f, ok := r.(*os.File); ok {
-		pipesize.Grow(f) // a large result in a few rounds (a worker's stdin)
-	}
 	return &wireReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
 }
 

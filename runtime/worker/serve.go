@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpcode/mcpcode/internal/hugeheap"
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"github.com/mcpcode/mcpcode/runtime"
+	"github.com/mcpcode/mcpcode/runtime/worker/internal/hugeheap"
 )
 
 // ServeOptions configures the worker side (Serve).
@@ -53,6 +53,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) 
 		hugeheap.Reserve(hugeHeapBytes)
 		warmUp()
 		runtime.Prewarm()           // the job's VM, made while the worker waits
+		hugeheap.Settle()           // the reserved room is not the run's
 		base = runtime.MemoryBase() // after the warm-up, as it waits
 		if first, err = rd.next(); err != nil {
 			return fmt.Errorf("reading the job from the parent: %w", err)
@@ -293,7 +294,7 @@ export default await pick(rows);
 `
 
 // warmUp bundles and runs a tiny program twice while the worker waits for
-// its job (when the parent asks: Options.Warm, or a warm runner), so that
+// its job (when the parent asks: a pool that keeps workers warm), so that
 // the job does not pay the first-use costs of this fresh process (code
 // paged in, esbuild's, the VM's and the compiler's first allocations); a
 // second time halves the job's bundling time again (measured: 5–10 ms to

@@ -167,15 +167,15 @@ func TestWorkerRelaysConcurrentCalls(t *testing.T) {
 	pool := newPool(t, Options{Command: testWorkerCommand()})
 	ws := newWorkspace(t, nil)
 	fc := newFakeCaller()
-	fc.barrier = 10
+	fc.Barrier = 10
 	res := pool.Run(t.Context(), source(ws, `import { getDocument } from "servers/google-drive/getDocument";
 const docs = await Promise.all(Array.from({ length: 10 }, (_, i) => getDocument({ documentId: "d" + i })));
 export default docs.length;`), runtime.RunOptions{Workspace: ws, Caller: fc, Limits: runtime.Limits{Timeout: guard}})
 	mustOK(t, res)
-	if fc.maxInFlight != 10 || len(fc.callList()) != 10 || string(res.Result) != "10" {
-		t.Errorf("max in flight %d, calls %d, result %s", fc.maxInFlight, len(fc.callList()), res.Result)
+	if fc.MaxInFlight() != 10 || len(fc.Calls()) != 10 || string(res.Result) != "10" {
+		t.Errorf("max in flight %d, calls %d, result %s", fc.MaxInFlight(), len(fc.Calls()), res.Result)
 	}
-	if got := fc.toolsList(); len(got) != 1 || got[0] != "google-drive" {
+	if got := fc.ToolsAsked(); len(got) != 1 || got[0] != "google-drive" {
 		t.Errorf("Tools asked for %v, want google-drive once", got)
 	}
 }
@@ -322,7 +322,7 @@ func TestWorkerIsNotTrusted(t *testing.T) {
 			ws := newWorkspace(t, nil)
 			fc := newFakeCaller()
 			res := ep.run(t, pool, ws, normalProgram, runtime.RunOptions{Workspace: ws, Caller: fc, Limits: runtime.Limits{MaxToolCalls: 2, Timeout: guard}})
-			if n := len(fc.callList()); n != 2 {
+			if n := len(fc.Calls()); n != 2 {
 				t.Errorf("upstream received %d calls, want the limit of 2", n)
 			}
 			if len(res.ToolCalls) != 2 || res.ToolCalls[0].Tool != "getDocument" || res.Stats.ToolCalls != 2 {
@@ -396,7 +396,7 @@ func TestWorkerRelaysTheScope(t *testing.T) {
 			ws := newWorkspace(t, nil)
 			fc := newFakeCaller()
 			mustOK(t, ep.run(t, pool, ws, scopeProgram, runtime.RunOptions{Workspace: ws, Caller: fc, Limits: runtime.Limits{Timeout: guard}}))
-			if got := fc.scopes(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			if got := fc.Scopes(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("calls as the parent's caller saw them:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 		})
@@ -443,7 +443,7 @@ func TestWorkerScopeClaimsAreChecked(t *testing.T) {
 			// claims reach the caller and with which grant (the order, and
 			// how many of the unscoped calls were counted, vary between
 			// runs).
-			got, want := slices.Clone(fc.scopes()), slices.Clone(tt.want)
+			got, want := slices.Clone(fc.Scopes()), slices.Clone(tt.want)
 			slices.Sort(got)
 			slices.Sort(want)
 			got, want = slices.Compact(got), slices.Compact(want)

@@ -16,40 +16,24 @@ NF=${2:-10}
 NG=${3:-5}
 NPM=$ROOT/testdata/npm/node_modules
 W=$(mktemp -d)
-# The broker of warm runners (mcpcode run's default) gets a directory of
-# this script's own, and is stopped at the end.
-export XDG_RUNTIME_DIR="$W/xdg"
-mkdir -m 700 "$XDG_RUNTIME_DIR"
-trap 'pkill -f "__broker $W/xdg" || true; rm -rf "$W"' EXIT
+trap 'rm -rf "$W"' EXIT
 mkdir -p "$W/bin"
 CGO_ENABLED=0 go build -trimpath -o "$W/bin/mcpcode" ./cmd/mcpcode
 CGO_ENABLED=0 go build -trimpath -o "$W/bin/replay" ./testdata/bench/replay
 go build -o "$W/pairs" ./testdata/bench/pairs
 export PATH="$W/bin:$PATH" DENO_NO_UPDATE_CHECK=1
-# Every command runs as an unprivileged user's would: with CAP_SYS_ADMIN
-# (root) a run uses no warm runner (README, "Warm runs"), so as root the
-# measuring process, and all it starts, run without it.
-MC="$W/bin/mcpcode"
 PAIRS="$W/pairs"
-if [ "$(id -u)" = 0 ]; then
-	MC="setpriv --bounding-set -sys_admin $MC"
-	PAIRS="setpriv --bounding-set -sys_admin $PAIRS"
-fi
 echo "machine: $(nproc) cores, $(uname -sr), go $(go env GOVERSION), node $(node --version), deno $("$NPM/deno/deno" --version | head -1 | cut -d' ' -f2), bun $("$NPM/bun/bin/bun.exe" --version)"
 
 echo
 echo "== 1. hello.ts, each a whole process (reference: node -e)"
-echo "   (300 ms between runs, as between an agent's programs, for the broker's next warm runner;"
-echo "   mcpcode run's peak memory counts the runner and worker that served it; no broker: MCPCODE_WARM=off)"
+echo "   (300 ms between runs, as between an agent's programs)"
 mkdir "$W/hello"
 echo '{"mcpServers":{}}' >"$W/hello/mcp.json"
 echo 'console.log("hello");' >"$W/hello/hello.ts"
-(cd "$W/hello" && $MC run hello.ts >/dev/null) # starts the broker
-$PAIRS -dir "$W/hello" -n "$NH" -gap 300ms -also "mcpcode run=$W/bin/mcpcode __runner" \
-	-also "mcpcode run --isolation none=$W/bin/mcpcode __runner" \
+$PAIRS -dir "$W/hello" -n "$NH" -gap 300ms \
 	'node -e=node -e console.log("hello")' \
 	"mcpcode run=$W/bin/mcpcode run hello.ts" \
-	"mcpcode run, no broker=env MCPCODE_WARM=off $W/bin/mcpcode run hello.ts" \
 	"mcpcode run --isolation none=$W/bin/mcpcode run --isolation none hello.ts" \
 	"deno run=$NPM/deno/deno run hello.ts" \
 	"bun=$NPM/bun/bin/bun.exe hello.ts" \
@@ -58,7 +42,7 @@ $PAIRS -dir "$W/hello" -n "$NH" -gap 300ms -also "mcpcode run=$W/bin/mcpcode __r
 echo
 echo "== 2. the 10,000-row flow against the demo servers (programs/pending-orders.ts)"
 cp -r examples/demo "$W/demo"
-$PAIRS -dir "$W/demo" -n "$NF" -gap 300ms -also "mcpcode run=$W/bin/mcpcode __runner" \
+$PAIRS -dir "$W/demo" -n "$NF" -gap 300ms \
 	"node + official SDK=node $ROOT/testdata/bench/node/pending-orders.mjs mcpcode demo-server google-drive" \
 	"mcpcode run=$W/bin/mcpcode run programs/pending-orders.ts"
 
@@ -71,7 +55,7 @@ echo "{\"mcpServers\":{\"google-drive\":{\"command\":\"replay\",\"args\":[\"serv
 # "server alone" is the least a client of the server does (replay client:
 # start it, initialize, list, call, read the answer, stop it): the server's
 # own share, to subtract from each client's time.
-$PAIRS -dir "$W/replay" -n "$NF" -gap 300ms -also "mcpcode run=$W/bin/mcpcode __runner" \
+$PAIRS -dir "$W/replay" -n "$NF" -gap 300ms \
 	"node + official SDK=node $ROOT/testdata/bench/node/pending-orders.mjs replay serve $W/getsheet.rec" \
 	"mcpcode run=$W/bin/mcpcode run programs/pending-orders.ts" \
 	"server alone=replay client -- replay serve $W/getsheet.rec"

@@ -13,12 +13,11 @@
 // Each command is NAME=COMMAND LINE, split on spaces (no shell; write
 // sh -c '...' as a separate script when one is needed). A command that
 // fails stops the measurement. -dir sets the working directory. -gap
-// waits between runs, so that what a command leaves running (mcpcode's
-// broker starting the next warm runner) does not slow the next command.
-// -also NAME=TEXT counts, in NAME's peak memory, every process whose
-// command line contains TEXT (and its descendants) while NAME runs: a
-// resident process that does the command's work, such as mcpcode's warm
-// runner and its worker.
+// waits between runs, so that what a command leaves running does not slow
+// the next command. -also NAME=TEXT counts, in NAME's peak memory, every
+// process whose command line contains TEXT (and its descendants) while
+// NAME runs: a resident process that does the command's work, such as a
+// workspace session of mcpcode and the servers it keeps.
 package main
 
 import (
@@ -188,7 +187,7 @@ func run(c *command, dir string, sample bool) (time.Duration, time.Duration, int
 	// Processes the command left to die on their own (a worker killed as
 	// the parent exits) were reparented to this process, a subreaper:
 	// count their CPU time too. Those it left running on purpose (a
-	// broker, which lives for minutes) are not waited for.
+	// session, which lives for minutes) are not waited for.
 	for deadline := time.Now().Add(5 * time.Second); ; {
 		var ru syscall.Rusage
 		var ws syscall.WaitStatus

@@ -1,9 +1,0 @@
-//go:build !unix
-
-package audit
-
-import "os"
-
-// lockFile does nothing where file locks are not available: appends are
-// single writes.
-func lockFile(*os.File) func() { return func() {} }

@@ -1,5 +1,0 @@
-//go:build !linux
-
-package workerstart
-
-func playBroker([]string) int { return 2 }
