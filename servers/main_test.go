@@ -92,7 +92,7 @@ func fakeServer(role string) int {
 		return 1
 	case "replay":
 		return replayServer()
-	case "silent-discover", "exit-on-discover", "future", "late-modern":
+	case "silent-discover", "exit-on-discover", "future", "late-modern", "refuse-initialize":
 		return eraServer(role)
 	case "raw":
 		var tools []json.RawMessage
@@ -119,6 +119,8 @@ func fakeServer(role string) int {
 //   - exit-on-discover: a legacy server that exits when its first request
 //     is server/discover (as rmcp-based servers did);
 //   - future: a modern server of a revision mcpcode does not speak;
+//   - refuse-initialize: a legacy server that answers initialize with an
+//     error of its own;
 //   - late-modern: a 2026-07-28-only server slow to answer server/discover:
 //     its first process answers it only once initialize arrives (which it
 //     rejects, naming 2026-07-28); later processes answer it after 300 ms.
@@ -154,6 +156,8 @@ func eraServer(role string) int {
 			return discovered("2099-01-01"), nil, true
 		case "future initialize":
 			return nil, unsupported("2099-01-01"), true
+		case "refuse-initialize initialize":
+			return nil, &jsonrpc.Error{Code: -32603, Message: "the database is not reachable"}, true
 		case "late-modern initialize":
 			once.Do(func() { close(initialized) })
 			return nil, unsupported(modernProtocolVersion), true

@@ -95,6 +95,18 @@ func TestServerOfAnotherRevisionSaysWhichItSpeaks(t *testing.T) {
 	}
 }
 
+// TestRefusedInitializeSaysWhatTheServerAnswered: the error of a server
+// that refuses to open the connection is its own answer, not a guess from
+// how its process ended.
+func TestRefusedInitializeSaysWhatTheServerAnswered(t *testing.T) {
+	t.Parallel()
+	_, err, _ := connectEra(t, "refuse-initialize", nil)
+	want := `server "refuse-initialize": the server refused to open the connection: it answered error -32603 "the database is not reachable"`
+	if err == nil || err.Error() != want {
+		t.Errorf("error:\n got %v\nwant %s", err, want)
+	}
+}
+
 // TestLateModernServerIsReopened: the probe gives up on a 2026-07-28-only
 // server that answers server/discover late (after ping); its answer to
 // initialize names 2026-07-28, so it is connected again, patiently, at
