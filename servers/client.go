@@ -108,6 +108,11 @@ func (f *inflight) sinks() []*mcptool.NoticeSink {
 	return out
 }
 
+// declinedError is a server's question that nobody here can answer.
+type declinedError struct{ msg string }
+
+func (e *declinedError) Error() string { return e.msg }
+
 // errAmbiguous is a server request that cannot be attributed to one
 // requester.
 var errAmbiguous = errors.New("several programs are calling this server at once, so mcpcode cannot tell which one this request is for; it is declined")
@@ -183,7 +188,7 @@ func (u *upstream) elicit(hctx context.Context, req *mcp.ElicitRequest) (*mcp.El
 		if h != nil && h.NoElicit != "" {
 			why = h.NoElicit
 		}
-		err := fmt.Errorf("declined: the server asked the user %q, but %s", req.Params.Message, why)
+		err := &declinedError{fmt.Sprintf("declined: the server asked the user %q, but %s", req.Params.Message, why)}
 		u.log.note("elicitation declined", err.Error())
 		return nil, err
 	}
@@ -227,7 +232,7 @@ func (u *upstream) sample(hctx context.Context, req *mcp.CreateMessageRequest) (
 		if h != nil && h.NoSample != "" {
 			why = h.NoSample
 		}
-		err := fmt.Errorf("declined: the server asked for a model's completion (sampling), but %s", why)
+		err := &declinedError{fmt.Sprintf("declined: the server asked for a model's completion (sampling), but %s", why)}
 		u.log.note("sampling declined", err.Error())
 		return nil, err
 	}

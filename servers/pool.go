@@ -301,7 +301,7 @@ func (p *Pool) CallTool(ctx context.Context, server, tool string, args json.RawM
 	res, err := callRaw(ctx, sess, params)
 	if err == nil || ctx.Err() != nil || !connectionLost(err) {
 		if err != nil {
-			return nil, u.fail(fmt.Errorf("calling %s: %w", tool, err))
+			return nil, u.fail(callError(tool, err))
 		}
 		return res, nil
 	}
@@ -318,6 +318,19 @@ func (p *Pool) CallTool(ctx context.Context, server, tool string, args json.RawM
 		return nil, u.fail(fmt.Errorf("calling %s after reconnecting: %w", tool, err))
 	}
 	return res, nil
+}
+
+// callError is a failed call's error. A question of the server that
+// nobody could answer in a multi round-trip round (2026-07-28) stops the
+// call there: the server is not sent the retry it waits for, which the
+// error says (a server of an older revision gets the refusal as the
+// answer to its own request, and decides what to do).
+func callError(tool string, err error) error {
+	var d *declinedError
+	if errors.As(err, &d) { // only a round's question reaches here as itself
+		return fmt.Errorf("calling %s: it was not completed: %s; the server, which needs that answer first, was sent nothing more", tool, d.msg)
+	}
+	return fmt.Errorf("calling %s: %w", tool, err)
 }
 
 // requestMeta is the _meta mcpcode adds to a request of its own (go-sdk

@@ -89,7 +89,8 @@ console.log("result:", r.content[0].text);`)
 
 			// No terminal: nobody can be asked; the note is not written.
 			res = runBinary(t, ws, 3*time.Minute, "run", "write.ts")
-			if res.code == 0 || !strings.Contains(res.stdout+res.stderr, `declined: the server asked the user "Write the note \"hello\"?", but mcpcode run has no terminal to ask the person in`) {
+			if res.code == 0 || !strings.Contains(res.stdout+res.stderr, `calling write_note: it was not completed: declined: the server asked the user "Write the note \"hello\"?", but mcpcode run has no terminal to ask the person in`) ||
+				!strings.Contains(res.stdout+res.stderr, "the server, which needs that answer first, was sent nothing more") {
 				t.Errorf("without a terminal: exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
 			}
 			if data, err := os.ReadFile(notes); err == nil {
