@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -684,7 +685,16 @@ func versionMismatch(err error, era eraOutcome) string {
 	if len(supported) == 0 || commonVersion(supported) != "" {
 		return ""
 	}
-	return fmt.Sprintf("the server speaks MCP revision %s, and mcpcode speaks %s: no revision in common (a newer mcpcode, or a release of the server that speaks one of these, is needed)", strings.Join(supported, ", "), speaks())
+	return fmt.Sprintf("the server speaks MCP revision %s, and mcpcode speaks %s: no revision in common (a newer mcpcode, or a release of the server that speaks one of these, is needed)", quoteAll(supported), speaks())
+}
+
+// quoteAll lists strings a server sent, quoted (they reach a terminal).
+func quoteAll(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
 }
 
 // answerOf returns the JSON-RPC error the server answered the opening with
@@ -721,7 +731,7 @@ func supportedOf(rpc *jsonrpc.Error) []string {
 func describeRPCError(rpc *jsonrpc.Error) string {
 	s := fmt.Sprintf("error %d %q", rpc.Code, rpc.Message)
 	if v := supportedOf(rpc); len(v) > 0 {
-		s += fmt.Sprintf(" (it supports %s)", strings.Join(v, ", "))
+		s += fmt.Sprintf(" (it supports %s)", quoteAll(v))
 	}
 	return s
 }

@@ -89,7 +89,7 @@ func TestServerExitingOnDiscoverIsReopenedWithInitialize(t *testing.T) {
 func TestServerOfAnotherRevisionSaysWhichItSpeaks(t *testing.T) {
 	t.Parallel()
 	_, err, _ := connectEra(t, "future", nil)
-	want := `server "future": the server speaks MCP revision 2099-01-01, and mcpcode speaks 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05: no revision in common`
+	want := `server "future": the server speaks MCP revision "2099-01-01", and mcpcode speaks 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05: no revision in common`
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error:\n got %v\nwant %s…", err, want)
 	}
