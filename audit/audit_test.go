@@ -99,8 +99,8 @@ func TestLogAppendRead(t *testing.T) {
 	f.Close()
 
 	got, skipped, err := l.Read(Query{})
-	if err != nil || skipped != 1 || len(got) != 3 || got[0].ID != "a" || got[2].ID != "c" || got[1].Who.Client != "claude" {
-		t.Fatalf("read: %+v, %d skipped, %v", got, skipped, err)
+	if err != nil || len(skipped) != 1 || skipped[0].Line != 3 || len(got) != 3 || got[0].ID != "a" || got[2].ID != "c" || got[1].Who.Client != "claude" {
+		t.Fatalf("read: %+v, skipped %v, %v", got, skipped, err)
 	}
 	got, _, _ = l.Read(Query{Since: day2})
 	if len(got) != 2 || got[0].ID != "b" {
@@ -134,8 +134,8 @@ func TestLogConcurrentAppends(t *testing.T) {
 	}
 	wg.Wait()
 	got, skipped, err := l.Read(Query{})
-	if err != nil || skipped != 0 || len(got) != 16 {
-		t.Fatalf("%d records, %d damaged, %v", len(got), skipped, err)
+	if err != nil || len(skipped) != 0 || len(got) != 16 {
+		t.Fatalf("%d records, damaged %v, %v", len(got), skipped, err)
 	}
 }
 

@@ -31,3 +31,18 @@ func BenchmarkRecordCall(b *testing.B) {
 		r.CallTool(ctx, "salesforce", "ok", args)
 	}
 }
+
+// BenchmarkRecordCallJournaled is the recorder's cost per tool call with
+// the journal on (as in every run): the call's intent and outcome are
+// appended to the day file.
+func BenchmarkRecordCallJournaled(b *testing.B) {
+	r := NewRecorder(scripted{}, []byte("0123456789abcdef0123456789abcdef"), time.Now())
+	now := time.Now()
+	r.Journal(Log{Dir: b.TempDir()}, Record{ID: NewID(now), Time: now, Who: Who{Face: FaceCLI}, Program: Program{Entry: "x.ts"}})
+	defer r.Close()
+	args := json.RawMessage(`{"objectType":"Lead","recordId":"00Q5f000001abcXYZ","data":{"Email":"maya@x.example","Phone":"(206) 555-0142","Name":"Maya Okafor"}}`)
+	ctx := context.Background()
+	for b.Loop() {
+		r.CallTool(ctx, "salesforce", "ok", args)
+	}
+}

@@ -231,7 +231,7 @@ func TestAttackGateTrustsNoWorker(t *testing.T) {
 	var errs []string
 	g.server.AddTool(&mcp.Tool{Name: "probe", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		for _, p := range probes {
-			gt := newGate(g.pool, ConfirmAsk, req.Session)
+			gt := newGate(g.pool, ConfirmAsk, classicAsker{session: req.Session}, "")
 			_, err := gt.CallTool(ctx, "salesforce", p.tool, json.RawMessage(p.args))
 			mu.Lock()
 			if err == nil {
@@ -653,7 +653,7 @@ func (c *recordingCaller) CallTool(_ context.Context, _, _ string, args json.Raw
 func TestAttackAmbiguousArgumentsAreSentAsShown(t *testing.T) {
 	t.Parallel()
 	up := &recordingCaller{}
-	g := newGate(up, ConfirmAllow, nil)
+	g := newGate(up, ConfirmAllow, nil, "")
 	if _, err := g.CallTool(context.Background(), "s", "write", json.RawMessage(`{"to":"alice@example.test","to":"mallory@example.test","n":1.50}`)); err != nil {
 		t.Fatal(err)
 	}

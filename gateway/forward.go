@@ -14,17 +14,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// forwardRequests returns the run's Caller with the requests that upstream
-// servers make during its calls (elicitation, sampling) routed to the host
-// session that started the run, and the host's answers back. The pool
-// routes each request to the handlers of the call in flight on that server
-// (and declines it when calls of different runs are in flight at once).
-// The pool serves the runtime's optional interfaces (notices, resources)
-// under the gate: they change nothing upstream.
-func forwardRequests(c mcptool.Caller, pool mcptool.Caller, session *mcp.ServerSession) mcptool.Caller {
-	return &forwarding{Caller: c, pool: pool, h: hostHandlers(session)}
-}
-
+// forwarding is a run's Caller with the requests that upstream servers
+// make during its calls (elicitation, sampling) routed to the host whose
+// call started the run, and the host's answers back: by classic requests on
+// the host's session (protocol revisions before 2026-07-28), or as
+// input_required rounds of the host's call (2026-07-28, rounds.go). The
+// pool routes each request to the handlers of the call in flight on that
+// server (and declines it when calls of different runs are in flight at
+// once). Notices and resources are served by pool, under the gate: they
+// change nothing upstream.
 type forwarding struct {
 	mcptool.Caller
 	pool mcptool.Caller
@@ -61,29 +59,88 @@ func (f *forwarding) CallTool(ctx context.Context, server, tool string, args jso
 	return f.Caller.CallTool(app.WithClientHandlers(ctx, f.h), server, tool, args)
 }
 
-// hostHandlers forward to the host session, as far as it can answer.
-func hostHandlers(s *mcp.ServerSession) *app.ClientHandlers {
-	h := &app.ClientHandlers{}
-	if why := hostCannot(s, "elicitation"); why != "" {
-		h.NoElicit = "the agent host cannot be asked: " + why
+// forwardedElicit is an upstream server's question as the host is asked
+// it: said to come from that server, its form in the server's order.
+func forwardedElicit(r *app.ElicitRequest) *mcp.ElicitParams {
+	p := *r.Params
+	p.Message = fmt.Sprintf("The MCP server %q (called by a program run through mcpcode) asks: %s", r.Server, p.Message)
+	if ordered := orderedSchema(p.RequestedSchema, r.Order); ordered != nil {
+		p.RequestedSchema = ordered
+	}
+	return &p
+}
+
+// classicHandlers forward to the host's session, as far as it can answer.
+func classicHandlers(h host) *app.ClientHandlers {
+	out := &app.ClientHandlers{}
+	if !h.elicit {
+		out.NoElicit = "the agent host cannot be asked: " + h.cannotElicit
 	} else {
-		h.Elicit = func(ctx context.Context, r *app.ElicitRequest) (*mcp.ElicitResult, error) {
-			p := *r.Params
-			p.Message = fmt.Sprintf("The MCP server %q (called by a program run through mcpcode) asks: %s", r.Server, p.Message)
-			if ordered := orderedSchema(p.RequestedSchema, r.Order); ordered != nil {
-				p.RequestedSchema = ordered
+		out.Elicit = func(ctx context.Context, r *app.ElicitRequest) (*mcp.ElicitResult, error) {
+			return h.session.Elicit(ctx, forwardedElicit(r))
+		}
+	}
+	if !h.sample {
+		out.NoSample = "the agent host cannot be asked: " + h.cannotSample
+	} else {
+		out.Sample = func(ctx context.Context, r *app.SampleRequest) (*mcp.CreateMessageResult, error) {
+			return h.session.CreateMessage(ctx, r.Params)
+		}
+	}
+	return out
+}
+
+// handlers forward to a modern host as rounds of its call: the run
+// pauses, the host's call is answered with input_required, and the host's
+// retry brings the answer. Such a round can be resumed only by this
+// process (the upstream call waiting for it is in flight here).
+func (run *heldRun) handlers(h host) *app.ClientHandlers {
+	out := &app.ClientHandlers{}
+	if !h.elicit {
+		out.NoElicit = "the agent host cannot be asked: " + h.cannotElicit
+	} else {
+		out.Elicit = func(ctx context.Context, r *app.ElicitRequest) (*mcp.ElicitResult, error) {
+			p := forwardedElicit(r)
+			raw, _ := json.Marshal(p)
+			resp, _, _, err := run.ask(ctx, &hostQuestion{kind: questionUpstream, request: p, binding: digest(questionUpstream, r.Server, string(raw))})
+			if err != nil {
+				return nil, err
 			}
-			return s.Elicit(ctx, &p)
+			res, ok := resp.(*mcp.ElicitResult)
+			if !ok {
+				return nil, fmt.Errorf("the host answered the question with a %T", resp)
+			}
+			return res, nil
 		}
 	}
-	if why := hostCannot(s, "sampling"); why != "" {
-		h.NoSample = "the agent host cannot be asked: " + why
+	if !h.sample {
+		out.NoSample = "the agent host cannot be asked: " + h.cannotSample
 	} else {
-		h.Sample = func(ctx context.Context, r *app.SampleRequest) (*mcp.CreateMessageResult, error) {
-			return s.CreateMessage(ctx, r.Params)
+		out.Sample = func(ctx context.Context, r *app.SampleRequest) (*mcp.CreateMessageResult, error) {
+			raw, _ := json.Marshal(r.Params)
+			resp, _, _, err := run.ask(ctx, &hostQuestion{kind: questionUpstream, request: r.Params, binding: digest(questionUpstream, r.Server, string(raw))})
+			if err != nil {
+				return nil, err
+			}
+			return sampled(resp)
 		}
 	}
-	return h
+	return out
+}
+
+// sampled reads a host's completion (a 2026-07-28 host answers with the
+// form that may carry several content blocks).
+func sampled(resp mcp.InputResponse) (*mcp.CreateMessageResult, error) {
+	switch r := resp.(type) {
+	case *mcp.CreateMessageResult:
+		return r, nil
+	case *mcp.CreateMessageWithToolsResult:
+		if len(r.Content) != 1 {
+			return nil, fmt.Errorf("the host answered with %d content blocks, want 1", len(r.Content))
+		}
+		return &mcp.CreateMessageResult{Meta: r.Meta, Content: r.Content[0], Model: r.Model, Role: r.Role, StopReason: r.StopReason}, nil
+	}
+	return nil, fmt.Errorf("the host answered the request with a %T", resp)
 }
 
 // orderedSchema re-encodes a requested schema with its properties in the
@@ -135,24 +192,4 @@ func orderedSchema(schema any, order []string) json.RawMessage {
 	}
 	b.WriteByte('}')
 	return b.Bytes()
-}
-
-// hostCannot says why the host of a session cannot be sent a request of
-// this kind during a tool call, or "" when it can.
-func hostCannot(s *mcp.ServerSession, kind string) string {
-	if s == nil {
-		return "this connection is stateless: the server cannot send it requests"
-	}
-	p := s.InitializeParams()
-	switch {
-	case p == nil || p.Capabilities == nil:
-		return "it declared no capabilities"
-	case kind == "elicitation" && p.Capabilities.Elicitation == nil:
-		return "it does not support MCP elicitation"
-	case kind == "sampling" && p.Capabilities.Sampling == nil:
-		return "it does not support MCP sampling"
-	case p.ProtocolVersion >= mrtrVersion:
-		return "it speaks protocol " + p.ProtocolVersion + ", where a server asks only through multi round-trip requests, which mcpcode does not support yet"
-	}
-	return ""
 }

@@ -139,3 +139,46 @@ console.log(r.content[0].text);`
 		t.Errorf("sampling through a host without it: %s", text)
 	}
 }
+
+// TestUpstreamRequestsReachModernHostsAsRounds: for a host on protocol
+// 2026-07-28, an upstream server's elicitation or sampling during a call of
+// the host's run is a round of the host's execute (input_required), and
+// the host's answer reaches the upstream server; a host that did not
+// declare the capability is not asked, and the program sees why.
+func TestUpstreamRequestsReachModernHostsAsRounds(t *testing.T) {
+	t.Parallel()
+	ws := askingWorkspace(t)
+	g := newTestGateway(t, ws, Options{})
+	var asked []string
+	var mu sync.Mutex
+	ada := connectModernTo(t, g, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			mu.Lock()
+			asked = append(asked, r.Params.Message)
+			mu.Unlock()
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		},
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Model: "Ada-model", Role: "assistant", Content: &mcp.TextContent{Text: "hello"}}, nil
+		},
+	})
+	if _, text := call(t, ada, toolExecute, map[string]any{"code": askProgram}); !strings.Contains(text, "answer: accept Ada") {
+		t.Errorf("the upstream question through a modern host: %s", text)
+	}
+	if want := `The MCP server "asking" (called by a program run through mcpcode) asks: Your name?`; len(asked) != 1 || asked[0] != want {
+		t.Errorf("the host was asked %q, want once %q", asked, want)
+	}
+	sample := `import { callMCPTool } from "mcpcode:runtime";
+const r: any = await callMCPTool("asking", "sample", {});
+console.log(r.content[0].text);`
+	if _, text := call(t, ada, toolExecute, map[string]any{"code": sample}); !strings.Contains(text, "model Ada-model") {
+		t.Errorf("sampling through a modern host: %s", text)
+	}
+	mute := connectModernTo(t, g, &mcp.ClientOptions{})
+	if _, text := call(t, mute, toolExecute, map[string]any{"code": askProgram}); !strings.Contains(text, "the agent host cannot be asked: it did not declare the elicitation capability") {
+		t.Errorf("a modern host without elicitation: %s", text)
+	}
+	if _, text := call(t, mute, toolExecute, map[string]any{"code": sample}); !strings.Contains(text, "did not declare the sampling capability") {
+		t.Errorf("sampling through a modern host without it: %s", text)
+	}
+}

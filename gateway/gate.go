@@ -18,12 +18,101 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Answers a person can give when asked about a write.
+// Answers a person can give when asked about a write, in the optional
+// "decision" field of the confirmation form. A plain accept (no decision)
+// allows the one call; decline or cancel refuses it.
 const (
 	answerOnce = "allow once"
 	answerRun  = "allow for the rest of this run"
 	answerDeny = "deny"
 )
+
+// confirmSchema is the form of a write's confirmation: one optional field,
+// so that a host's yes/no dialog (accept with empty content) is an answer.
+// It has no default: clients that fill in defaults would turn a plain
+// accept into a decision the person did not make.
+var confirmSchema = json.RawMessage(`{"type":"object","properties":{"decision":{"type":"string","title":"Decision",` +
+	`"description":"Accept alone allows this one call; choose \"` + answerRun + `\" to also allow this run's later calls of the same tool.",` +
+	`"enum":["` + answerOnce + `","` + answerRun + `","` + answerDeny + `"]}}}`)
+
+// verdict is what an answer to a write's confirmation allows.
+type verdict int
+
+const (
+	refused verdict = iota
+	allowedOnce
+	allowedForRun
+)
+
+// readVerdict reads a host's answer: accept with no decision (what a
+// yes/no dialog sends) or "allow once" allows the call, "allow for the rest
+// of this run" also the run's later calls of that tool; anything else
+// (decline, cancel, "deny", a decision nobody offered) refuses it.
+func readVerdict(res *mcp.ElicitResult) verdict {
+	if res == nil || res.Action != "accept" {
+		return refused
+	}
+	d, ok := res.Content["decision"]
+	if !ok || d == nil {
+		return allowedOnce
+	}
+	switch d {
+	case answerOnce, "":
+		return allowedOnce
+	case answerRun:
+		return allowedForRun
+	}
+	return refused
+}
+
+// hostQuestion is one question for the person at the host: a write's
+// confirmation, or an upstream server's request passed on.
+type hostQuestion struct {
+	// kind is questionWrite or questionUpstream.
+	kind string
+	// request is what the host is asked (*mcp.ElicitParams, or
+	// *mcp.CreateMessageParams for an upstream server's sampling).
+	request mcp.InputRequest
+	// binding identifies exactly what the answer applies to: for a write,
+	// the server, tool and arguments that will be sent.
+	binding string
+	// write is the call a write's confirmation is about.
+	write *pendingCall
+}
+
+// Kinds of question.
+const (
+	questionWrite    = "write"
+	questionUpstream = "upstream"
+)
+
+// pendingCall is a write waiting for the person's answer, as it will be
+// sent.
+type pendingCall struct {
+	Server string          `json:"server"`
+	Tool   string          `json:"tool"`
+	Args   json.RawMessage `json:"args"`
+}
+
+// asker puts questions to the person through the host. ask returns the
+// answer; when it allows a write, the call must be sent with the returned
+// context, and when the gate refuses it after all, release must be called.
+type asker interface {
+	ask(ctx context.Context, q *hostQuestion) (resp mcp.InputResponse, send context.Context, release func(), err error)
+}
+
+// classicAsker asks a host that accepts server-to-client requests during a
+// call (protocol revisions before 2026-07-28): MCP elicitation.
+type classicAsker struct{ session *mcp.ServerSession }
+
+func (a classicAsker) ask(ctx context.Context, q *hostQuestion) (mcp.InputResponse, context.Context, func(), error) {
+	p, ok := q.request.(*mcp.ElicitParams)
+	if !ok {
+		return nil, nil, nil, fmt.Errorf("cannot ask a %T by elicitation", q.request)
+	}
+	res, err := a.session.Elicit(ctx, p)
+	return res, ctx, func() {}, err
+}
 
 // gate is the Caller of one run from the gateway: calls of read-only tools
 // pass; calls of other tools pass only as the write policy says: asked of
@@ -38,9 +127,12 @@ const (
 // server does not list and arguments that are not a JSON object, and it
 // sends a write exactly as it was shown to the person.
 type gate struct {
-	inner   mcptool.Caller
-	mode    string
-	session *mcp.ServerSession
+	inner mcptool.Caller
+	mode  string
+	// asker asks the person; nil when the host cannot be asked, and
+	// cannotAsk says why.
+	asker     asker
+	cannotAsk string
 
 	askMu sync.Mutex // one question at a time
 	mu    sync.Mutex
@@ -54,8 +146,10 @@ type gate struct {
 	declined bool
 }
 
-func newGate(inner mcptool.Caller, mode string, session *mcp.ServerSession) *gate {
-	return &gate{inner: inner, mode: mode, session: session, allowed: map[string]bool{}}
+// newGate returns the gate of one run; a nil asker refuses every write
+// that needs asking, saying why (cannotAsk).
+func newGate(inner mcptool.Caller, mode string, a asker, cannotAsk string) *gate {
+	return &gate{inner: inner, mode: mode, asker: a, cannotAsk: cannotAsk, allowed: map[string]bool{}}
 }
 
 func (g *gate) Tools(ctx context.Context, server string) ([]mcptool.Tool, error) {
@@ -63,19 +157,31 @@ func (g *gate) Tools(ctx context.Context, server string) ([]mcptool.Tool, error)
 }
 
 func (g *gate) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*mcptool.Result, error) {
-	send, err := g.permit(ctx, server, tool, args)
+	send, ctx, err := g.permit(ctx, server, tool, args)
 	if err != nil {
 		return nil, err
 	}
 	return g.inner.CallTool(ctx, server, tool, send)
 }
 
+// allowedTools lists the tools allowed for the rest of the run, sorted.
+func (g *gate) allowedTools() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := make([]string, 0, len(g.allowed))
+	for k := range g.allowed {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // permit decides whether a call may be sent, and returns the arguments to
-// send.
-func (g *gate) permit(ctx context.Context, server, tool string, args json.RawMessage) (json.RawMessage, error) {
+// send and the context to send them with.
+func (g *gate) permit(ctx context.Context, server, tool string, args json.RawMessage) (json.RawMessage, context.Context, error) {
 	tools, err := g.inner.Tools(ctx, server)
 	if err != nil {
-		return nil, err
+		return nil, ctx, err
 	}
 	var info *mcptool.Tool
 	for i := range tools {
@@ -85,64 +191,74 @@ func (g *gate) permit(ctx context.Context, server, tool string, args json.RawMes
 		}
 	}
 	if info == nil {
-		return nil, fmt.Errorf("%w: server %s has no tool %s; nothing was sent", mcptool.ErrDenied, quoteName(server), quoteName(tool))
+		return nil, ctx, fmt.Errorf("%w: server %s has no tool %s; nothing was sent", mcptool.ErrDenied, quoteName(server), quoteName(tool))
 	}
 	value, err := decodeArgs(args)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the arguments for %s.%s are not a JSON object (%v); nothing was sent", mcptool.ErrDenied, server, tool, err)
+		return nil, ctx, fmt.Errorf("%w: the arguments for %s.%s are not a JSON object (%v); nothing was sent", mcptool.ErrDenied, server, tool, err)
 	}
 	if info.Hints.IsReadOnly() {
-		return args, nil
+		return args, ctx, nil
 	}
 	// A write is sent as the gate encodes it: what the person is shown is
 	// what the server gets (no duplicate keys read one way here and
 	// another way there).
 	send, err := json.Marshal(value)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the arguments for %s.%s cannot be encoded (%v); nothing was sent", mcptool.ErrDenied, server, tool, err)
+		return nil, ctx, fmt.Errorf("%w: the arguments for %s.%s cannot be encoded (%v); nothing was sent", mcptool.ErrDenied, server, tool, err)
 	}
 	if s, ok := mcptool.ScopeOf(ctx); ok && s.Skill != "" && s.Write {
-		return send, nil // a person granted this skill write when approving it
+		return send, ctx, nil // a person granted this skill write when approving it
 	}
 	switch g.mode {
 	case ConfirmAllow:
-		return send, nil
+		return send, ctx, nil
 	case ConfirmDeny:
-		return nil, fmt.Errorf("%w: %s.%s is not read-only and this server refuses writes (mcpcode serve --confirm-writes deny); nothing was sent", mcptool.ErrDenied, server, tool)
+		return nil, ctx, fmt.Errorf("%w: %s.%s is not read-only and this server refuses writes (mcpcode serve --confirm-writes deny); nothing was sent", mcptool.ErrDenied, server, tool)
 	}
 	key := server + "\x00" + tool
 	if ok, err := g.decided(server, tool, key); ok || err != nil {
-		return send, err
+		return send, ctx, err
 	}
-	if why := cannotElicit(g.session); why != "" {
-		return nil, fmt.Errorf("%w: %s.%s is not read-only and the host cannot ask the user to confirm it (%s); "+
-			"nothing was sent. To allow writes without asking, start the server with: mcpcode serve --confirm-writes allow", mcptool.ErrDenied, server, tool, why)
+	if g.asker == nil {
+		return nil, ctx, fmt.Errorf("%w: %s.%s is not read-only and the host cannot ask the user to confirm it (%s); "+
+			"nothing was sent. To allow writes without asking, start the server with: mcpcode serve --confirm-writes allow", mcptool.ErrDenied, server, tool, g.cannotAsk)
 	}
 	g.askMu.Lock()
 	defer g.askMu.Unlock()
 	if ok, err := g.decided(server, tool, key); ok || err != nil {
-		return send, err
+		return send, ctx, err
 	}
-	res, err := g.session.Elicit(ctx, &mcp.ElicitParams{
-		Message: question(server, tool, value),
-		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"decision":{"type":"string","title":"Decision",` +
-			`"enum":["` + answerOnce + `","` + answerRun + `","` + answerDeny + `"]}},"required":["decision"]}`),
-	})
+	q := &hostQuestion{
+		kind:    questionWrite,
+		request: &mcp.ElicitParams{Message: question(server, tool, value) + tokenNote(ctx, server), RequestedSchema: confirmSchema},
+		binding: writeBinding(server, tool, send),
+		write:   &pendingCall{Server: server, Tool: tool, Args: send},
+	}
+	resp, sendCtx, release, err := g.asker.ask(ctx, q)
 	if err != nil {
 		g.decline()
-		return nil, fmt.Errorf("%w: asking the user to confirm %s.%s failed (%v); nothing was sent", mcptool.ErrDenied, server, tool, err)
+		return nil, ctx, fmt.Errorf("%w: asking the user to confirm %s.%s failed (%v); nothing was sent", mcptool.ErrDenied, server, tool, err)
 	}
-	decision, _ := res.Content["decision"].(string)
-	if res.Action != "accept" || (decision != answerOnce && decision != answerRun) {
+	res, _ := resp.(*mcp.ElicitResult)
+	v := readVerdict(res)
+	if v == refused {
+		release()
 		g.decline()
-		return nil, fmt.Errorf("%w: the user did not allow %s.%s; nothing was sent, and this run's other writes will be refused without asking", mcptool.ErrDenied, server, tool)
+		return nil, ctx, fmt.Errorf("%w: the user did not allow %s.%s; nothing was sent, and this run's other writes will be refused without asking", mcptool.ErrDenied, server, tool)
 	}
-	if decision == answerRun {
+	if v == allowedForRun {
 		g.mu.Lock()
 		g.allowed[key] = true
 		g.mu.Unlock()
 	}
-	return send, nil
+	return send, sendCtx, nil
+}
+
+// writeBinding identifies a write exactly: the server, tool and the
+// arguments as they are sent.
+func writeBinding(server, tool string, send json.RawMessage) string {
+	return digest(questionWrite, server, tool, string(send))
 }
 
 // decided says whether the person already answered for this call in this
@@ -212,8 +328,8 @@ func question(server, tool string, args map[string]any) string {
 	if elided {
 		b.WriteString("Parts of the arguments are not shown (each … marks what was left out): allow only if you trust this program with the whole call.\n")
 	}
-	fmt.Fprintf(&b, "Allow it? %q allows this call; %q also allows this run's later calls of %s.%s (other tools are still asked about); %q refuses it and the run's other writes.",
-		answerOnce, answerRun, quoteName(server), quoteName(tool), answerDeny)
+	fmt.Fprintf(&b, "Allow it? Accept allows this call; accept with %q also allows this run's later calls of %s.%s (other tools are still asked about); decline refuses it and the run's other writes.",
+		answerRun, quoteName(server), quoteName(tool))
 	return b.String()
 }
 
@@ -388,25 +504,4 @@ func hiddenRune(r rune) bool {
 func isInvalidAt(s string, i int) bool {
 	_, size := utf8.DecodeRuneInString(s[i:])
 	return size <= 1
-}
-
-// mrtrVersion is the first protocol version in which a server may not send
-// requests to the client while it serves a tool call (it must use multi
-// round-trip requests instead, which mcpcode does not implement yet).
-const mrtrVersion = "2026-07-28"
-
-// cannotElicit says why the client of a session cannot be asked during a
-// tool call, or "" when it can.
-func cannotElicit(s *mcp.ServerSession) string {
-	if s == nil {
-		return "this connection is stateless: the server cannot send it requests"
-	}
-	p := s.InitializeParams()
-	switch {
-	case p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil:
-		return "it does not support MCP elicitation"
-	case p.ProtocolVersion >= mrtrVersion:
-		return "it speaks protocol " + p.ProtocolVersion + ", where a server asks only through multi round-trip requests, which mcpcode does not support yet"
-	}
-	return ""
 }

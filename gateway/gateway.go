@@ -6,8 +6,10 @@
 // second face over internal/app, like the CLI: it holds no use case.
 //
 // Writes are made under a person's eye: when a program run through execute
-// calls a tool that is not read-only, the gateway asks the host first
-// (MCP elicitation), unless the configured policy says otherwise.
+// calls a tool that is not read-only, the gateway asks the host first (an
+// input_required round of the call for hosts on protocol 2026-07-28,
+// rounds.go; MCP elicitation for older hosts), unless the configured policy
+// says otherwise.
 package gateway
 
 import (
@@ -36,8 +38,8 @@ const (
 
 // Write confirmation policies.
 const (
-	// ConfirmAsk asks the host (elicitation) before each write a program
-	// makes; a host that cannot be asked gets ConfirmDeny.
+	// ConfirmAsk asks the person through the host before each write a
+	// program makes; a host that cannot be asked gets ConfirmDeny.
 	ConfirmAsk = "ask"
 	// ConfirmAllow lets programs call every tool.
 	ConfirmAllow = "allow"
@@ -76,6 +78,14 @@ type Gateway struct {
 	// where it cannot send requests (elicitation) to clients.
 	stateless atomic.Bool
 
+	// states signs and checks the requestStates of input_required rounds;
+	// held are the runs this process holds between rounds (rounds.go).
+	states *stateStore
+	held   heldRuns
+	// holdGrace bounds how long a resumed run's request waits for the run
+	// to catch up with its journal (defaultHoldGrace; tests shorten it).
+	holdGrace time.Duration
+
 	mu         sync.Mutex
 	skillTools map[string]string // tool name → fingerprint of what was registered
 	resources  map[string]bool   // registered resource URIs
@@ -105,15 +115,23 @@ func New(ws *app.Workspace, opts Options) (*Gateway, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	g := &Gateway{ws: ws, opts: opts, log: log, skillTools: map[string]string{}, resources: map[string]bool{}}
+	g := &Gateway{ws: ws, opts: opts, log: log, skillTools: map[string]string{}, resources: map[string]bool{},
+		states: newStateStore(ws.State()), holdGrace: defaultHoldGrace}
 	g.pool = ws.Pool(app.PoolOptions{ConnectTimeout: opts.ConnectTimeout})
 	g.server = mcp.NewServer(&mcp.Implementation{Name: "mcpcode", Title: "mcpcode", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions(opts.Tools),
+		// What is served, and so what server/discover and initialize
+		// advertise: tools and resources that change, no prompts (the list
+		// is empty), completion of the tree's resource template.
 		Capabilities: &mcp.ServerCapabilities{
-			Tools:     &mcp.ToolCapabilities{ListChanged: true},
-			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			Tools:       &mcp.ToolCapabilities{ListChanged: true},
+			Resources:   &mcp.ResourceCapabilities{ListChanged: true},
+			Prompts:     &mcp.PromptCapabilities{},
+			Completions: &mcp.CompletionCapabilities{},
 		},
+		CompletionHandler: g.complete,
 	})
+	g.states.sweep() // journals and markers left by runs that never ended
 	g.server.AddReceivingMiddleware(g.syncOnList)
 	if opts.Tools == ToolsCode {
 		g.addCodeTools()
@@ -132,8 +150,12 @@ func (g *Gateway) Server() *mcp.Server { return g.server }
 // Root is the workspace served.
 func (g *Gateway) Root() string { return g.ws.Root }
 
-// Close closes the upstream connections.
-func (g *Gateway) Close() error { return g.pool.Close() }
+// Close stops the runs held between rounds and closes the upstream
+// connections.
+func (g *Gateway) Close() error {
+	g.held.stopAll()
+	return g.pool.Close()
+}
 
 // Run serves one connection (stdio for hosts that start mcpcode from their
 // config) until it ends or ctx is done.

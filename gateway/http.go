@@ -1,7 +1,10 @@
 package gateway
 
 import (
+	"bytes"
 	"crypto/subtle"
+	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -16,8 +19,10 @@ type HTTPOptions struct {
 	// (Authorization: Bearer TOKEN).
 	Token string
 	// Stateless serves each request on its own: for replicas behind a load
-	// balancer. Server-to-client requests (elicitation) are impossible
-	// there, so ConfirmAsk refuses writes.
+	// balancer. Hosts on protocol 2026-07-28 are asked through
+	// input_required rounds, which any replica of the workspace can resume;
+	// older hosts cannot be sent requests there, so ConfirmAsk refuses
+	// their writes.
 	Stateless bool
 	// MaxBodyBytes bounds a request's body (default 4 MiB).
 	MaxBodyBytes int64
@@ -28,6 +33,12 @@ type HTTPOptions struct {
 // Origin is another site (a browser page cannot drive it), and bodies over
 // the limit; go-sdk rejects loopback requests with a foreign Host header
 // (DNS rebinding).
+//
+// Protocol 2026-07-28 is stateless (no initialize, no session): go-sdk
+// serves it only on a stateless handler. So without Stateless, requests of
+// that revision (by their MCP-Protocol-Version header, or the protocol
+// version in their _meta) go to a stateless handler of the same server,
+// and older hosts keep their sessions.
 func (g *Gateway) HTTPHandler(o HTTPOptions) http.Handler {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 4 << 20
@@ -35,10 +46,15 @@ func (g *Gateway) HTTPHandler(o HTTPOptions) http.Handler {
 	if o.Stateless {
 		g.stateless.Store(true)
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, &mcp.StreamableHTTPOptions{
-		Stateless:           o.Stateless,
+	getServer := func(*http.Request) *mcp.Server { return g.server }
+	modern := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+		Stateless:           true,
 		MaxRequestBodyBytes: o.MaxBodyBytes,
 	})
+	h := modern
+	if !o.Stateless {
+		h = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes})
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o.Token != "" {
 			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -53,8 +69,43 @@ func (g *Gateway) HTTPHandler(o HTTPOptions) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, o.MaxBodyBytes)
+		if h != modern && isModern(w, r) {
+			modern.ServeHTTP(w, r)
+			return
+		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// isModern reports whether a request speaks protocol 2026-07-28 or later:
+// by its MCP-Protocol-Version header, or, for a POST without one, by the
+// protocol version in its _meta (go-sdk then answers that the header is
+// missing). The body it reads is put back for the handler.
+func isModern(w http.ResponseWriter, r *http.Request) bool {
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" {
+		return v >= modernVersion
+	}
+	if r.Method != http.MethodPost || r.Body == nil {
+		return false
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		// The handler reports the body's problem (too large: 413).
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), failingReader{err}))
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var msg struct {
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return false
+	}
+	var v string
+	_ = json.Unmarshal(msg.Params.Meta["io.modelcontextprotocol/protocolVersion"], &v)
+	return v >= modernVersion
 }
 
 // sameOrigin reports whether an Origin header names the host the request
@@ -79,3 +130,8 @@ func IsLoopback(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
+
+// failingReader returns its error.
+type failingReader struct{ err error }
+
+func (f failingReader) Read([]byte) (int, error) { return 0, f.err }

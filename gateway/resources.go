@@ -85,3 +85,33 @@ func (g *Gateway) readResource(ctx context.Context, req *mcp.ReadResourceRequest
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mimeOf(p), Text: string(content)}}}, nil
 }
+
+// maxCompletions is the most values one completion returns (the protocol's
+// limit).
+const maxCompletions = 100
+
+// complete answers completion/complete: for the tree's resource template,
+// the paths of the tree's files that start with what was typed; for any
+// other reference (mcpcode serves no prompts), no values.
+func (g *Gateway) complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	res := &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}
+	p := req.Params
+	if p == nil || p.Ref == nil || p.Ref.Type != "ref/resource" || p.Ref.URI != resourceScheme+"{+path}" || p.Argument.Name != "path" || g.opts.Tools != ToolsCode {
+		return res, nil
+	}
+	files, err := g.ws.TreeFiles()
+	if err != nil {
+		return nil, fmt.Errorf("listing the tree: %w", err)
+	}
+	for _, f := range files {
+		if !strings.HasPrefix(f, p.Argument.Value) {
+			continue
+		}
+		res.Completion.Total++
+		if len(res.Completion.Values) < maxCompletions {
+			res.Completion.Values = append(res.Completion.Values, f)
+		}
+	}
+	res.Completion.HasMore = res.Completion.Total > len(res.Completion.Values)
+	return res, nil
+}

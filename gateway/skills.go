@@ -68,6 +68,9 @@ func (g *Gateway) skillHandler(name string) mcp.ToolHandler {
 		if len(input) == 0 {
 			input = json.RawMessage(`{}`)
 		}
-		return g.run(ctx, req.Session, app.RunRequest{Skill: name, Input: input}, 0)
+		g.mu.Lock()
+		version := g.skillTools[name] // what was approved, as served
+		g.mu.Unlock()
+		return g.run(ctx, req, app.RunRequest{Skill: name, Input: input}, 0, version)
 	}
 }

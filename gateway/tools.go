@@ -209,11 +209,15 @@ func (g *Gateway) handleExecute(ctx context.Context, req *mcp.CallToolRequest) (
 	if in.Check != nil {
 		check = map[bool]string{true: app.CheckOn, false: app.CheckOff}[*in.Check]
 	}
-	return g.run(ctx, req.Session, app.RunRequest{Source: []byte(in.Code), Input: in.Input, Check: check}, in.TimeoutMs)
+	return g.run(ctx, req, app.RunRequest{Source: []byte(in.Code), Input: in.Input, Check: check}, in.TimeoutMs, "")
 }
 
-// run runs a program or a skill for a client, with writes under the gate.
-func (g *Gateway) run(ctx context.Context, session *mcp.ServerSession, r app.RunRequest, timeoutMs int64) (*mcp.CallToolResult, error) {
+// run runs a program or a skill for a host, with writes under the gate:
+// at once for hosts that can be sent requests during a call, in rounds
+// for hosts on protocol 2026-07-28 (rounds.go). version identifies what
+// runs beyond the call's arguments (a skill's approved files), so that a
+// round cannot be resumed by other code.
+func (g *Gateway) run(ctx context.Context, req *mcp.CallToolRequest, r app.RunRequest, timeoutMs int64, version string) (*mcp.CallToolResult, error) {
 	lim := g.opts.Limits
 	ceiling := lim.Timeout
 	if ceiling <= 0 {
@@ -228,17 +232,31 @@ func (g *Gateway) run(ctx context.Context, session *mcp.ServerSession, r app.Run
 	}
 	r.Limits = lim
 	r.Isolation = g.opts.Isolation
-	r.By = runBy(session)
-	if g.stateless.Load() {
-		session = nil // a stateless connection cannot be asked anything
+	h := hostOf(req, g.stateless.Load())
+	r.By = runBy(req.Session, h)
+	if h.modern {
+		call := digest(req.Params.Name, string(canonicalArgs(req.Params.Arguments)), version)
+		return g.runInRounds(ctx, req, r, h, call)
 	}
-	r.Caller = newGate(g.pool, g.opts.ConfirmWrites, session)
-	r.Caller = forwardRequests(r.Caller, g.pool, session) // upstream servers' elicitation and sampling go to this host (forward.go)
+	if req.Params.RequestState != "" {
+		return nil, invalidParams("requestState is part of protocol 2026-07-28, and this call is on %s: nothing was sent", req.ProtocolVersion())
+	}
+	var a asker
+	if h.elicit {
+		a = classicAsker{session: h.session}
+	}
+	gt := newGate(g.pool, g.opts.ConfirmWrites, a, h.cannotElicit)
+	r.Caller = &forwarding{Caller: gt, pool: g.pool, h: classicHandlers(h)} // upstream servers' elicitation and sampling go to this host (forward.go)
+	return g.execute(ctx, r), nil
+}
+
+// execute runs a request and turns the run into a tool result.
+func (g *Gateway) execute(ctx context.Context, r app.RunRequest) *mcp.CallToolResult {
 	res, err := g.ws.Run(ctx, r)
 	if err != nil {
-		return errorResult("%v", err), nil
+		return errorResult("%v", err)
 	}
-	return runResult(res), nil
+	return runResult(res)
 }
 
 // runResult turns a run into a tool result: the text is what the program
@@ -343,14 +361,10 @@ func (g *Gateway) checkProposal(name, rationale string, schema json.RawMessage) 
 var errSkillGone = errors.New("this skill is no longer approved")
 
 // runBy says which MCP client asked for a run, for the audit log.
-func runBy(session *mcp.ServerSession) app.RunBy {
-	by := app.RunBy{Face: app.FaceServe}
-	if session == nil {
-		return by
-	}
-	by.Session = session.ID()
-	if p := session.InitializeParams(); p != nil && p.ClientInfo != nil {
-		by.Client = p.ClientInfo.Name
+func runBy(session *mcp.ServerSession, h host) app.RunBy {
+	by := app.RunBy{Face: app.FaceServe, Client: h.client}
+	if session != nil {
+		by.Session = session.ID()
 	}
 	return by
 }

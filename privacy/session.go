@@ -117,9 +117,15 @@ func (g *guard) Tools(ctx context.Context, server string) ([]mcptool.Tool, error
 }
 
 func (g *guard) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*mcptool.Result, error) {
-	args, err := g.s.detokenize(server, tool, args)
+	if err := g.s.checkTokenFlows(server, tool, args); err != nil {
+		return nil, err
+	}
+	args, tokens, err := g.s.detokenize(server, tool, args)
 	if err != nil {
 		return nil, err
+	}
+	if len(tokens) > 0 {
+		ctx = mcptool.WithSubstituted(ctx, tokens)
 	}
 	if err := g.s.checkFlows(server, tool, args); err != nil {
 		return nil, err
@@ -161,11 +167,13 @@ func (s *Session) findTokens(str string) [][2]int {
 	return spans
 }
 
-// detokenize replaces the tokens in the strings of args by their values.
-func (s *Session) detokenize(server, tool string, args json.RawMessage) (json.RawMessage, error) {
+// detokenize replaces the tokens in the strings of args by their values;
+// it returns the tokens it replaced, sorted.
+func (s *Session) detokenize(server, tool string, args json.RawMessage) (json.RawMessage, []string, error) {
 	if !s.cfg.Tokenize || !bytes.Contains(args, []byte("_")) || !json.Valid(args) {
-		return args, nil
+		return args, nil, nil
 	}
+	var replaced []string
 	out, err := rewriteStrings(args, func(str string) (string, error) {
 		spans := s.findTokens(str)
 		if len(spans) == 0 {
@@ -187,15 +195,19 @@ func (s *Session) detokenize(server, tool string, args json.RawMessage) (json.Ra
 			b.WriteString(str[last:sp[0]])
 			b.WriteString(e.Value)
 			last = sp[1]
+			if !slices.Contains(replaced, tok) {
+				replaced = append(replaced, tok)
+			}
 			s.note(e.Key, e.Kind, e.Value, "")
 		}
 		b.WriteString(str[last:])
 		return b.String(), nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	slices.Sort(replaced)
+	return out, replaced, nil
 }
 
 // --- flows ---
@@ -206,12 +218,8 @@ func (s *Session) checkFlows(server, tool string, args json.RawMessage) error {
 	if len(s.allow) == 0 {
 		return nil
 	}
-	v, ok := decodeJSON(args)
-	if !ok {
-		return nil
-	}
 	var err error
-	walkPaths(v, "", func(path, str string) bool {
+	eachString(args, func(path, str string) bool { // keys and repeated keys too (provenance.go)
 		for _, m := range s.det.Find(str, s.names) {
 			for _, from := range s.origins(m.Key) {
 				if from == server {
@@ -260,38 +268,6 @@ func article(kind string) string {
 		return "an " + kind
 	}
 	return "a " + kind
-}
-
-// walkPaths calls fn with each string of v and its path ("data.Email",
-// "rows[3].name"); fn returns false to stop.
-func walkPaths(v any, path string, fn func(path, s string) bool) bool {
-	switch x := v.(type) {
-	case string:
-		return fn(path, x)
-	case []any:
-		for i, e := range x {
-			if !walkPaths(e, path+"["+strconv.Itoa(i)+"]", fn) {
-				return false
-			}
-		}
-	case map[string]any:
-		for _, k := range slices.Sorted(func(yield func(string) bool) {
-			for k := range x {
-				if !yield(k) {
-					return
-				}
-			}
-		}) {
-			p := k
-			if path != "" {
-				p = path + "." + k
-			}
-			if !walkPaths(x[k], p, fn) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // origins returns the servers a value came from, in this run or before.

@@ -480,9 +480,15 @@ type httpRoundTripper struct {
 	// no OAuth hook of its own): the token goes in Authorization, and a 401
 	// or 403 is answered by logging in and sending the request once more.
 	oauth *oauthHandler
+	// serverURL is the server's url: requests to another origin are
+	// refused (origin.go).
+	serverURL string
 }
 
 func (t *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := t.checkOrigin(req); err != nil {
+		return nil, err
+	}
 	req = req.Clone(req.Context())
 	encodeNameHeader(req.Header)
 	for k, v := range t.headers {

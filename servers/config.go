@@ -92,6 +92,9 @@ type OAuthConfig struct {
 	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
 	// Scopes are requested instead of the ones the server advertises.
 	Scopes []string `json:"scopes,omitempty"`
+	// Issuer pins the authorization server (its issuer URL): mcpcode logs
+	// in only there, whatever the server's metadata names (oauth_pin.go).
+	Issuer string `json:"issuer,omitempty"`
 	// Grant is GrantAuthorizationCode (a person logs in with `mcpcode
 	// auth`) or GrantClientCredentials (a machine: no person, no browser);
 	// "" chooses: client credentials when a client secret is configured
@@ -174,6 +177,7 @@ type rawOAuth struct {
 	ClientMetadataURL string   `json:"clientMetadataUrl"`
 	Scopes            []string `json:"scopes"`
 	Grant             string   `json:"grant"`
+	Issuer            string   `json:"issuer"`
 }
 
 // knownEntryFields are the entry fields mcpcode reads; others (such as
@@ -390,8 +394,8 @@ func parseEntry(display, name string, raw json.RawMessage, baseDir string, looku
 }
 
 // parseOAuth checks and expands an "oauth" object.
-func parseOAuth(where string, r *rawOAuth, x *expander) (*OAuthConfig, error) {
-	o := &OAuthConfig{
+func parseOAuth(where string, r *rawOAuth, x *expander) (o *OAuthConfig, err error) {
+	o = &OAuthConfig{
 		ClientID:          x.expand("oauth.clientId", r.ClientID),
 		ClientSecret:      x.expand("oauth.clientSecret", r.ClientSecret),
 		ClientMetadataURL: x.expand("oauth.clientMetadataUrl", r.ClientMetadataURL),
@@ -416,6 +420,9 @@ func parseOAuth(where string, r *rawOAuth, x *expander) (*OAuthConfig, error) {
 	}
 	if m := o.ClientMetadataURL; m != "" && !strings.HasPrefix(m, "https://") {
 		return nil, fmt.Errorf("%s: oauth.clientMetadataUrl %q must be an https URL with a path", where, r.ClientMetadataURL)
+	}
+	if o.Issuer, err = parseIssuer(where, r.Issuer, x); err != nil {
+		return nil, err
 	}
 	return o, nil
 }

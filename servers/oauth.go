@@ -63,6 +63,7 @@ type oauthHandler struct {
 	store  *TokenStore
 	login  *LoginOptions
 	client *http.Client // for metadata, registration and token requests
+	guard  *issuerGuard // its transport: where the login may send what (oauth_pin.go)
 
 	mu      sync.Mutex
 	ts      oauth2.TokenSource // nil until there is a usable token
@@ -89,13 +90,17 @@ func (u *upstream) newOAuth() *oauthHandler {
 	if o.Tokens == nil && o.Login == nil && u.cfg.OAuth == nil {
 		return nil
 	}
-	h := &oauthHandler{u: u, url: u.cfg.URL, store: o.Tokens, login: o.Login, client: &http.Client{}}
+	h := &oauthHandler{u: u, url: u.cfg.URL, store: o.Tokens, login: o.Login}
 	if u.cfg.OAuth != nil {
 		h.cfg = *u.cfg.OAuth
 	}
+	h.client = h.authClient()
 	h.grant = h.cfg.Grant
 	if h.store != nil {
 		if l, err := h.store.load(h.url); err == nil && l != nil {
+			if h.cfg.Issuer == "" && l.Issuer != "" {
+				h.guard.setIssuer(l.Issuer) // the issuer of the stored login's refreshes
+			}
 			h.granted = l.Scopes
 			h.ts = h.resume(l)
 		}
@@ -238,6 +243,7 @@ func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 		_, _ = io.Copy(io.Discard, resp.Body)
 		return fmt.Errorf("the server still refuses after %d logins; not asking again", maxAuthorizations)
 	}
+	h.settleIssuer(ctx, req, challenges)
 	grant, err := h.chooseGrant(ctx, req, challenges)
 	if err != nil {
 		return err
@@ -260,7 +266,7 @@ func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 	resume := h.u.pauseConnectTimeout()
 	defer resume()
 	if err := code.Authorize(ctx, req, resp); err != nil {
-		return fmt.Errorf("logging in: %w", err)
+		return fmt.Errorf("logging in: %w", h.issuerMismatchHint(err))
 	}
 	return nil
 }
@@ -287,6 +293,24 @@ func (h *oauthHandler) chooseGrant(ctx context.Context, req *http.Request, chall
 
 // discover finds the authorization server's metadata (nil when it cannot).
 func (h *oauthHandler) discover(ctx context.Context, resource string, challenges []oauthex.Challenge) *oauthex.AuthServerMeta {
+	issuer := h.cfg.Issuer
+	if issuer == "" {
+		issuer = h.discoverIssuer(ctx, resource, challenges)
+	}
+	if issuer == "" {
+		return nil
+	}
+	asm, err := auth.GetAuthServerMetadata(ctx, issuer, h.client)
+	if err != nil {
+		return nil
+	}
+	return asm
+}
+
+// discoverIssuer finds the authorization server the resource's protected
+// resource metadata names, else (the 2025-03-26 fallback) the resource's
+// own origin; "" when the resource is not a URL.
+func (h *oauthHandler) discoverIssuer(ctx context.Context, resource string, challenges []oauthex.Challenge) string {
 	var candidates []string
 	if u := challengeParam(challenges, "resource_metadata"); u != "" {
 		candidates = append(candidates, u)
@@ -310,16 +334,12 @@ func (h *oauthHandler) discover(ctx context.Context, resource string, challenges
 	if issuer == "" {
 		ru, err := url.Parse(resource)
 		if err != nil {
-			return nil
+			return ""
 		}
 		ru.Path, ru.RawQuery, ru.Fragment = "", "", ""
 		issuer = ru.String()
 	}
-	asm, err := auth.GetAuthServerMetadata(ctx, issuer, h.client)
-	if err != nil {
-		return nil
-	}
-	return asm
+	return issuer
 }
 
 // clientCredentials gets a token with the client's own credentials.
@@ -329,8 +349,9 @@ func (h *oauthHandler) clientCredentials(ctx context.Context, req *http.Request,
 			return fmt.Errorf("oauth.grant %q needs oauth.clientId and oauth.clientSecret in mcp.json", GrantClientCredentials)
 		}
 		cc, err := extauth.NewClientCredentialsHandler(&extauth.ClientCredentialsHandlerConfig{
-			Credentials: &oauthex.ClientCredentials{ClientID: h.cfg.ClientID, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: h.cfg.ClientSecret}},
-			HTTPClient:  h.client,
+			Credentials: &oauthex.ClientCredentials{ClientID: h.cfg.ClientID, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: h.cfg.ClientSecret},
+				Issuer: h.expectedIssuer()},
+			HTTPClient: h.client,
 		})
 		if err != nil {
 			return err
@@ -339,7 +360,7 @@ func (h *oauthHandler) clientCredentials(ctx context.Context, req *http.Request,
 	}
 	h.u.log.note("oauth", "getting a token (client credentials)")
 	if err := h.cc.Authorize(ctx, req, resp); err != nil {
-		return fmt.Errorf("getting a token with the client credentials: %w", err)
+		return fmt.Errorf("getting a token with the client credentials: %w", h.issuerMismatchHint(err))
 	}
 	src, err := h.cc.TokenSource(ctx)
 	if err != nil || src == nil {
@@ -352,7 +373,7 @@ func (h *oauthHandler) clientCredentials(ctx context.Context, req *http.Request,
 	granted := scopesOf(tok, nil)
 	var ts oauth2.TokenSource = src
 	if h.store != nil {
-		l := storedLogin{URL: h.url, ClientID: h.cfg.ClientID, Scopes: granted, Grant: GrantClientCredentials}
+		l := storedLogin{URL: h.url, ClientID: h.cfg.ClientID, Scopes: granted, Grant: GrantClientCredentials, Issuer: h.expectedIssuer()}
 		p := &persisting{src: soft{src}, store: h.store, login: l, onErr: h.noteErr}
 		_, _ = p.Token() // store it now
 		ts = p
@@ -390,7 +411,7 @@ func (h *oauthHandler) codeHandler() (*auth.AuthorizationCodeHandler, error) {
 		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: h.cfg.ClientMetadataURL}
 	}
 	if h.cfg.ClientID != "" {
-		pre := &oauthex.ClientCredentials{ClientID: h.cfg.ClientID}
+		pre := &oauthex.ClientCredentials{ClientID: h.cfg.ClientID, Issuer: h.expectedIssuer()}
 		if h.cfg.ClientSecret != "" {
 			pre.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: h.cfg.ClientSecret}
 		}
@@ -429,7 +450,7 @@ func (h *oauthHandler) newTokenSource(ctx context.Context, cfg *oauth2.Config, t
 	var ts oauth2.TokenSource = cfg.TokenSource(ctx, tok)
 	if h.store != nil {
 		l := storedLogin{URL: h.url, ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, AuthStyle: cfg.Endpoint.AuthStyle,
-			TokenURL: cfg.Endpoint.TokenURL, Scopes: granted, Grant: GrantAuthorizationCode}
+			TokenURL: cfg.Endpoint.TokenURL, Scopes: granted, Grant: GrantAuthorizationCode, Issuer: h.expectedIssuer()}
 		p := &persisting{src: soft{ts}, store: h.store, login: l, onErr: h.noteErr}
 		if _, err := p.Token(); err != nil {
 			return nil, err
@@ -456,6 +477,9 @@ func (h *oauthHandler) fetchCode(ctx context.Context, args *auth.AuthorizationAr
 	au, err := url.Parse(args.URL)
 	if err != nil {
 		return nil, fmt.Errorf("the authorization URL %q is not valid: %w", args.URL, err)
+	}
+	if err := h.checkAuthorizationURL(au); err != nil {
+		return nil, err
 	}
 	state := au.Query().Get("state")
 	wait := h.redirect.expect(state)

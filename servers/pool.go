@@ -751,7 +751,7 @@ func (u *upstream) transportHint(ctx context.Context, err error) string {
 	probe.Transport = other
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	hc := &http.Client{Transport: &httpRoundTripper{base: http.DefaultTransport, headers: probe.Headers}}
+	hc := serverClient(&httpRoundTripper{base: http.DefaultTransport, headers: probe.Headers}, probe.URL)
 	var t mcp.Transport = &mcp.StreamableClientTransport{Endpoint: probe.URL, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}
 	if other == TransportSSE {
 		t = &detachedTransport{&mcp.SSEClientTransport{Endpoint: probe.URL, HTTPClient: hc}}
@@ -943,7 +943,7 @@ func (u *upstream) transport(ctx context.Context) (mcp.Transport, error) {
 		return &capturingTransport{Transport: u.stdio, capture: u.capture}, nil
 	case TransportHTTP, TransportSSE:
 		rt := &httpRoundTripper{base: http.DefaultTransport, headers: u.cfg.Headers, capture: u.capture}
-		hc := &http.Client{Transport: rt}
+		hc := serverClient(rt, u.cfg.URL)
 		if u.cfg.Transport == TransportSSE {
 			// go-sdk's SSE transport has no OAuth hook: the round tripper
 			// authorizes its requests.

@@ -39,6 +39,9 @@ type storedLogin struct {
 	ClientSecret string           `json:"clientSecret,omitempty"`
 	AuthStyle    oauth2.AuthStyle `json:"authStyle,omitempty"`
 	TokenURL     string           `json:"tokenUrl,omitempty"`
+	// Issuer is the authorization server's issuer when it was pinned or a
+	// client secret was configured: refreshes send the secret only there.
+	Issuer string `json:"issuer,omitempty"`
 	// Scopes are the scopes granted so far (a step-up asks for more, never
 	// fewer).
 	Scopes []string `json:"scopes,omitempty"`

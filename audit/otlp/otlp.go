@@ -139,10 +139,13 @@ func (e *Exporter) Export(rec audit.Record) {
 	}
 	for _, c := range rec.Calls {
 		cs := start.Add(time.Duration(c.StartMs) * time.Millisecond)
-		_, span := e.tracer.Start(ctx, "tools/call "+c.Server+"."+c.Tool, trace.WithTimestamp(cs),
-			trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
-				attribute.String("mcp.method.name", "tools/call"),
-				attribute.String("gen_ai.tool.name", c.Tool),
+		method, spanName, tool := "tools/call", "tools/call "+c.Server+"."+c.Tool, []attribute.KeyValue{attribute.String("gen_ai.tool.name", c.Tool)}
+		if c.Op != "" {
+			method, spanName, tool = c.Op, c.Op+" "+c.Server, nil
+		}
+		_, span := e.tracer.Start(ctx, spanName, trace.WithTimestamp(cs),
+			trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(tool...), trace.WithAttributes(
+				attribute.String("mcp.method.name", method),
 				attribute.String("mcpcode.server", c.Server),
 				attribute.String("mcpcode.call.outcome", c.Outcome),
 				attribute.String("mcpcode.call.args_digest", c.Args),

@@ -35,8 +35,10 @@ func (w *Workspace) AuditLog() audit.Log {
 type AuditQuery = audit.Query
 
 // Audit returns the recorded runs that match q, oldest first, and the
-// number of damaged lines skipped.
-func (w *Workspace) Audit(q AuditQuery) ([]audit.Record, int, error) { return w.AuditLog().Read(q) }
+// lines of the log that were skipped (damaged or too long).
+func (w *Workspace) Audit(q AuditQuery) ([]audit.Record, []audit.Skipped, error) {
+	return w.AuditLog().Read(q)
+}
 
 // runHook is what a run does around the program: privacy (detokenize,
 // flows, then tokenize what leaves) and the audit record.
@@ -74,6 +76,9 @@ func (w *Workspace) beginRun(req RunRequest, b runtime.BundleOptions, caller mcp
 		key = []byte(h.rec.ID) // digests of this run still compare with each other
 	}
 	h.recorder = audit.NewRecorder(caller, key, h.started)
+	// Each call is on record before it is sent: a run killed after a
+	// write still shows it.
+	h.recorder.Journal(w.AuditLog(), h.rec)
 	return h, h.recorder, nil
 }
 
@@ -108,11 +113,7 @@ func (h *runHook) finish(res *runtime.Result) *runtime.Result {
 		rec.LogBytes += len(l.Text) + 1
 	}
 	if e := res.Error; e != nil {
-		msg := e.Message
-		if len(msg) > audit.MaxMessage {
-			msg = msg[:audit.MaxMessage] + "…"
-		}
-		rec.Error = &audit.Error{Kind: e.Kind, Limit: e.Limit, Message: msg}
+		rec.Error = &audit.Error{Kind: e.Kind, Limit: e.Limit, Message: e.Message} // cut to MaxMessage by Append
 		if e.Kind == runtime.KindLimit && e.Limit != "" {
 			rec.Limits = append(rec.Limits, e.Limit)
 		}
@@ -123,6 +124,10 @@ func (h *runHook) finish(res *runtime.Result) *runtime.Result {
 	if err := h.w.AuditLog().Append(*rec); err != nil {
 		h.warnings = append(h.warnings, err.Error())
 	}
+	if err := h.recorder.Err(); err != nil {
+		h.warnings = append(h.warnings, err.Error())
+	}
+	h.recorder.Close()
 	if err := h.w.app.exportTrace(*rec); err != nil {
 		h.warnings = append(h.warnings, err.Error())
 	}

@@ -405,8 +405,8 @@ export default s.rows.length;`
 		t.Fatal(res.Error)
 	}
 	recs, skipped, err := d.ws.Audit(AuditQuery{})
-	if err != nil || skipped != 0 || len(recs) != 1 {
-		t.Fatalf("%d records, %d skipped, %v", len(recs), skipped, err)
+	if err != nil || len(skipped) != 0 || len(recs) != 1 {
+		t.Fatalf("%d records, skipped %v, %v", len(recs), skipped, err)
 	}
 	r := recs[0]
 	if r.Program.SHA256 != audit.HashProgram([]byte(src)) || r.Program.Bytes != len(src) || !strings.HasPrefix(r.Program.Entry, "./prog-") {

@@ -102,7 +102,18 @@ func (w *Workspace) searchIndex() (*toolIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	idx := buildIndex(w.Servers(), m)
+	// The tree is read through its root, refused when servers/ is a
+	// symbolic link (openPart), as read refuses it.
+	root, err := w.openPart(layout.ServersDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, usageErrorf(fmt.Errorf("cannot search the tree: %w", err))
+	}
+	read := func(string) []byte { return nil }
+	if root != nil {
+		defer root.Close()
+		read = func(rel string) []byte { data, _ := root.ReadFile(rel); return data }
+	}
+	idx := buildIndex(read, m)
 	if len(indexCache.byKey) > 16 {
 		clear(indexCache.byKey)
 	}
@@ -144,12 +155,12 @@ var (
 	propertyRE   = regexp.MustCompile(`(?m)^\s+(?:readonly\s+)?"?([A-Za-z_$][\w$-]*)"?\??:`)
 )
 
-func buildIndex(treeDir string, m *generator.Manifest) *toolIndex {
+func buildIndex(read func(rel string) []byte, m *generator.Manifest) *toolIndex {
 	idx := &toolIndex{df: map[string]int{}}
 	var total float64
 	for _, s := range m.Servers {
 		for _, t := range s.Tools {
-			src, _ := os.ReadFile(filepath.Join(treeDir, filepath.FromSlash(t.File)))
+			src := read(filepath.FromSlash(t.File))
 			text := string(src)
 			desc := ""
 			if mm := docCommentRE.FindAllStringSubmatch(text, -1); len(mm) > 0 {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"sort"
 	"strings"
 
@@ -36,7 +35,7 @@ func (w *Workspace) ReadTree(p string) (content []byte, entries []TreeEntry, err
 	if err != nil {
 		return nil, nil, usageErrorf(err)
 	}
-	root, err := os.OpenRoot(path.Join(w.Root, part))
+	root, err := w.openPart(part)
 	if errors.Is(err, fs.ErrNotExist) {
 		if part == layout.ServersDir {
 			return nil, nil, usageErrorf(fmt.Errorf("there is no generated tree yet: run `mcpcode gen` first"))
@@ -241,9 +240,9 @@ func unwrapPath(err error) error {
 func (w *Workspace) TreeFiles() ([]string, error) {
 	var out []string
 	for _, part := range []string{layout.ServersDir, layout.SkillsDir} {
-		root, err := os.OpenRoot(path.Join(w.Root, part))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
+		root, err := w.openPart(part)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errPartNotPlain) {
+			continue // nothing to offer (read says why)
 		}
 		if err != nil {
 			return nil, err
@@ -285,23 +284,66 @@ type SkillTool struct {
 	Write bool `json:"write"`
 }
 
-// SkillTools returns the approved skills that can run, sorted by name;
-// skills with a problem (unreadable SKILL.md) are left out.
+// SkillTools returns the approved skills that can run, sorted by name:
+// only skills whose files, description and grant match their approval (a
+// SKILL.md never approved, or edited after its approval, would otherwise
+// put text no person approved in front of the model as a tool's
+// description). Skills with a problem are left out; `skills verify` and
+// `skills list` say what it is.
 func (w *Workspace) SkillTools() ([]SkillTool, error) {
 	entries, err := w.ListSkills()
 	if err != nil {
 		return nil, err
 	}
+	policy := w.SkillStore().Policy()
 	var out []SkillTool
 	for _, e := range entries {
 		if e.Status != skills.StatusApproved || e.Problem != "" {
 			continue
 		}
-		schema, err := os.ReadFile(path.Join(w.Skills(), e.Name, "input.schema.json"))
-		if err != nil || !json.Valid(schema) {
+		grant, err := policy.Skill(e.Name) // checks the approval hash
+		if err != nil {
+			continue
+		}
+		schema := json.RawMessage(grant.InputSchema)
+		if len(schema) == 0 || !json.Valid(schema) {
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
-		out = append(out, SkillTool{Name: e.Name, Description: e.Description, InputSchema: schema, Write: e.Write})
+		out = append(out, SkillTool{Name: e.Name, Description: e.Description, InputSchema: schema, Write: grant.Write})
 	}
 	return out, nil
+}
+
+// errPartNotPlain is the reason servers/ or skills/ is refused when it is
+// a symbolic link (or not a directory).
+var errPartNotPlain = errors.New("it is a symbolic link or not a directory, which read does not follow (replace it with the real directory)")
+
+// openPart opens servers/ or skills/ of the workspace as a root, refusing
+// it when it is a symbolic link or not a directory: read, the resources
+// and search stay inside the workspace even when the part itself was
+// replaced by a link to elsewhere. The check (Lstat) and the open are
+// compared (os.SameFile), so a swap between them is refused too.
+func (w *Workspace) openPart(part string) (*os.Root, error) {
+	ws, err := os.OpenRoot(w.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer ws.Close()
+	before, err := ws.Lstat(part)
+	if err != nil {
+		return nil, err
+	}
+	if !before.IsDir() {
+		return nil, fmt.Errorf("%s/: %w", part, errPartNotPlain)
+	}
+	root, err := ws.OpenRoot(part)
+	if err != nil {
+		return nil, err
+	}
+	after, err := root.Stat(".")
+	if err != nil || !os.SameFile(before, after) {
+		root.Close()
+		return nil, fmt.Errorf("%s/: %w", part, errPartNotPlain)
+	}
+	return root, nil
 }

@@ -246,3 +246,52 @@ func TestReadTreeOnlyApprovedSkills(t *testing.T) {
 		t.Errorf("skills/README.md: %v %q", err, content)
 	}
 }
+
+// TestReadRefusesServersAndSkillsAsSymlinks: when servers/ or skills/
+// itself is a symbolic link, read and the resources do not follow it out
+// of the workspace.
+func TestReadRefusesServersAndSkillsAsSymlinks(t *testing.T) {
+	t.Parallel()
+	for _, part := range []string{"servers", "skills"} {
+		root := t.TempDir()
+		outside := t.TempDir()
+		os.WriteFile(filepath.Join(root, "mcp.json"), []byte(`{"mcpServers":{}}`), 0o644)
+		os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("SECRET"), 0o644)
+		os.MkdirAll(filepath.Join(outside, "x"), 0o755)
+		os.WriteFile(filepath.Join(outside, "x", "SKILL.md"), []byte("---\nname: x\ndescription: d\n---\n"), 0o644)
+		os.WriteFile(filepath.Join(outside, "x", "secret.txt"), []byte("SECRET"), 0o644)
+		if err := os.Symlink(outside, filepath.Join(root, part)); err != nil {
+			t.Fatal(err)
+		}
+		ws := openDir(t, &App{}, root)
+		for _, p := range []string{part + "/secret.txt", part + "/x/secret.txt", part} {
+			content, entries, err := ws.ReadTree(p)
+			if err == nil || strings.Contains(string(content), "SECRET") {
+				t.Errorf("%s as a symlink: read %s gave %q %v, %v", part, p, content, entries, err)
+			} else if !strings.Contains(err.Error(), "symbolic link") {
+				t.Errorf("%s as a symlink: read %s: the error does not say why: %v", part, p, err)
+			}
+		}
+		files, err := ws.TreeFiles()
+		if err != nil || len(files) != 0 {
+			t.Errorf("%s as a symlink: resources %q, %v", part, files, err)
+		}
+	}
+}
+
+// TestSearchRefusesServersAsASymlink: search reads the tree as read does.
+func TestSearchRefusesServersAsASymlink(t *testing.T) {
+	t.Parallel()
+	w := searchCatalog(t)
+	outside := filepath.Join(t.TempDir(), "tree")
+	if err := os.Rename(filepath.Join(w.Root, "servers"), outside); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(w.Root, "servers")); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := w.SearchTools("spreadsheet rows", 2, true)
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("search through servers/ as a symlink: %d hits, %v", len(hits), err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/mcpcode/mcpcode/audit"
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"github.com/mcpcode/mcpcode/runtime"
 	"github.com/mcpcode/mcpcode/servers"
@@ -41,7 +42,8 @@ type upstreamCaller struct {
 	mcptool.Caller
 	base      mcptool.Caller
 	notices   bool
-	resources string // why resources are not offered; "" when they are
+	resources string          // why resources are not offered; "" when they are
+	audit     *audit.Recorder // records resource reads as the run's calls (nil: not recorded)
 }
 
 var (
@@ -50,9 +52,9 @@ var (
 )
 
 // withUpstream wraps a run's outermost Caller; base is the Caller under
-// the run's wrappers.
-func withUpstream(outer, base mcptool.Caller, req RunRequest, tokenizes bool) mcptool.Caller {
-	u := &upstreamCaller{Caller: outer, base: base}
+// the run's wrappers; rec, when set, records the resource reads.
+func withUpstream(outer, base mcptool.Caller, req RunRequest, tokenizes bool, rec *audit.Recorder) mcptool.Caller {
+	u := &upstreamCaller{Caller: outer, base: base, audit: rec}
 	if d, ok := base.(runtime.NoticeDeliverer); ok && d.DeliversNotices() && !tokenizes && req.Replay == nil {
 		u.notices = true
 	}
@@ -73,12 +75,20 @@ func (u *upstreamCaller) ListResources(ctx context.Context, server string) (json
 	if u.resources != "" {
 		return nil, errors.New("listResources is not available in this run: " + u.resources)
 	}
-	return u.base.(runtime.ResourceReader).ListResources(ctx, server)
+	list := func() (json.RawMessage, error) { return u.base.(runtime.ResourceReader).ListResources(ctx, server) }
+	if u.audit == nil {
+		return list()
+	}
+	return u.audit.Resource(ctx, server, audit.OpListResources, "", list)
 }
 
 func (u *upstreamCaller) ReadResource(ctx context.Context, server, uri string) (json.RawMessage, error) {
 	if u.resources != "" {
 		return nil, errors.New("readResource is not available in this run: " + u.resources)
 	}
-	return u.base.(runtime.ResourceReader).ReadResource(ctx, server, uri)
+	read := func() (json.RawMessage, error) { return u.base.(runtime.ResourceReader).ReadResource(ctx, server, uri) }
+	if u.audit == nil {
+		return read()
+	}
+	return u.audit.Resource(ctx, server, audit.OpReadResource, uri, read)
 }

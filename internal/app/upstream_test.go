@@ -41,7 +41,7 @@ func TestUpstreamExtrasBypassNoWrapperThatChangesData(t *testing.T) {
 		{"replay", RunRequest{Replay: &skills.Recording{}}, false, false, false},
 		{"record", RunRequest{Record: func(*skills.Recording) {}}, false, true, false},
 	} {
-		c := withUpstream(base, base, tt.req, tt.tokenizes)
+		c := withUpstream(base, base, tt.req, tt.tokenizes, nil)
 		if got := c.(runtime.NoticeDeliverer).DeliversNotices(); got != tt.notices {
 			t.Errorf("%s: notices %v, want %v", tt.name, got, tt.notices)
 		}
@@ -54,7 +54,7 @@ func TestUpstreamExtrasBypassNoWrapperThatChangesData(t *testing.T) {
 		}
 	}
 	// A base without the interfaces offers neither.
-	c := withUpstream(base.Caller, base.Caller, RunRequest{}, false)
+	c := withUpstream(base.Caller, base.Caller, RunRequest{}, false, nil)
 	if c.(runtime.NoticeDeliverer).DeliversNotices() {
 		t.Error("notices offered over a caller that does not deliver them")
 	}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/internal/visible"
 	"github.com/mcpcode/mcpcode/runtime/worker"
 )
 
@@ -34,13 +35,20 @@ type cli struct {
 	stdout io.Writer
 	stderr io.Writer
 	app    *app.App
+	// rawStderr is the stream under stderr's escaping writer, for telling
+	// whether it is a terminal (nil: stderr is not wrapped).
+	rawStderr io.Writer
 }
 
 type command struct {
 	name    string
 	summary string
 	hidden  bool
-	run     func(a *cli, args []string) int
+	// rawStreams marks a command whose streams are a protocol between
+	// mcpcode's own processes, not text for a person: they are not
+	// escaped (see main).
+	rawStreams bool
+	run        func(a *cli, args []string) int
 }
 
 // commands in the order `mcpcode -h` shows them.
@@ -60,7 +68,7 @@ func commands() []command {
 		{name: "privacy", summary: "show or clear the privacy token store", run: cmdPrivacy},
 		{name: "demo-server", summary: "serve a built-in demo MCP server over stdio", run: cmdDemoServer},
 		{name: "version", summary: "print the version", run: cmdVersion},
-		{name: worker.Arg, summary: "run one program as a worker process (internal)", hidden: true, run: cmdWorker},
+		{name: worker.Arg, summary: "run one program as a worker process (internal)", hidden: true, rawStreams: true, run: cmdWorker},
 	}
 }
 
@@ -80,8 +88,52 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return a.dispatch(args)
 }
 
-// dispatch runs the command args names.
+// dispatch runs the command args names. Everything a command prints goes
+// through an escaping writer (visible.Writer): text from servers and
+// programs cannot act on the person's terminal, whichever command prints
+// it and however it forgot to escape it. Only the commands whose streams are a
+// protocol between mcpcode's own processes (rawStreams) get them as they
+// are.
 func (a *cli) dispatch(args []string) int {
+	if len(args) > 0 {
+		for _, c := range commands() {
+			if c.name == args[0] && c.rawStreams {
+				return c.run(a, args[1:])
+			}
+		}
+	}
+	p := a.forPerson()
+	defer p.flush()
+	return p.runCommand(args)
+}
+
+// forPerson returns the cli with stdout and stderr escaped.
+func (a *cli) forPerson() *cli {
+	p := *a
+	p.stdout, p.stderr, p.rawStderr = visible.NewWriter(a.stdout), visible.NewWriter(a.stderr), a.stderr
+	return &p
+}
+
+// flush writes what the escaping writers hold of a character cut short.
+func (a *cli) flush() {
+	for _, w := range []io.Writer{a.stdout, a.stderr} {
+		if v, ok := w.(*visible.Writer); ok {
+			_ = v.Flush()
+		}
+	}
+}
+
+// terminal is the stream stderr writes to, for telling whether it is a
+// terminal.
+func (a *cli) terminal() io.Writer {
+	if a.rawStderr != nil {
+		return a.rawStderr
+	}
+	return a.stderr
+}
+
+// runCommand runs the command args names, with the streams as they are.
+func (a *cli) runCommand(args []string) int {
 	stdout, stderr := a.stdout, a.stderr
 	if len(args) == 0 {
 		a.usage(stderr)
@@ -164,7 +216,7 @@ func parse(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 
 // usageError prints a usage problem and returns the usage exit code.
 func (a *cli) usageError(cmd, format string, args ...any) int {
-	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, fmt.Sprintf(format, args...))
+	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, visible.Text(fmt.Sprintf(format, args...)))
 	fmt.Fprintf(a.stderr, "Run \"mcpcode %s -h\" for usage.\n", cmd)
 	return exitUsage
 }
@@ -172,7 +224,7 @@ func (a *cli) usageError(cmd, format string, args ...any) int {
 // configError prints a problem opening the workspace and returns the usage
 // exit code when it is one (a missing or broken mcp.json), else failure.
 func (a *cli) configError(cmd string, err error) int {
-	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, err)
+	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, visible.Text(err.Error()))
 	if app.IsUsage(err) {
 		return exitUsage
 	}
@@ -181,7 +233,9 @@ func (a *cli) configError(cmd string, err error) int {
 
 // fail prints an error of a command and returns the failure exit code.
 func (a *cli) fail(cmd string, err error) int {
-	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, indentRest(err.Error()))
+	// Errors quote untrusted input (a program's line, a file's name, a
+	// server's message): its hidden characters are shown escaped.
+	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, indentRest(visible.Text(err.Error())))
 	return exitFailure
 }
 

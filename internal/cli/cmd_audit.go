@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpcode/mcpcode/audit"
 	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/internal/visible"
 )
 
 func cmdAudit(a *cli, args []string) int {
@@ -43,13 +44,17 @@ func cmdAudit(a *cli, args []string) int {
 	if err != nil {
 		return a.fail("audit", err)
 	}
-	if skipped > 0 {
-		fmt.Fprintf(a.stderr, "warning: %d damaged lines of the audit log were skipped (a write cut short)\n", skipped)
+	for i, s := range skipped {
+		if i == maxSkippedShown {
+			fmt.Fprintf(a.stderr, "warning: %d more lines of the audit log were skipped\n", len(skipped)-i)
+			break
+		}
+		fmt.Fprintf(a.stderr, "warning: skipped .mcpcode/audit/%s\n", s)
 	}
 	if *asJSON {
 		for _, r := range recs {
 			line, _ := json.Marshal(r)
-			a.stdout.Write(append(line, '\n'))
+			a.stdout.Write(visible.JSON(append(line, '\n')))
 		}
 		return exitOK
 	}
@@ -67,6 +72,9 @@ func cmdAudit(a *cli, args []string) int {
 	renderAudit(a.stdout, recs)
 	return exitOK
 }
+
+// maxSkippedShown bounds the warnings about skipped lines of the log.
+const maxSkippedShown = 10
 
 // parseSince reads --since relative to now; zero time means every run.
 func parseSince(s string, now time.Time) (time.Time, error) {
@@ -101,10 +109,15 @@ func renderAudit(w io.Writer, recs []audit.Record) {
 		for _, c := range r.Calls {
 			bytes += c.Bytes
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Time.UTC().Format("2006-01-02 15:04:05"), r.ID, whoText(r.Who),
-			programText(r.Program), resultText(r), len(r.Calls), formatBytes(bytes), msText(r.Ms))
+		// Every field is one line, escaped: a name cannot add a row, a
+		// column or a terminal sequence.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Time.UTC().Format("2006-01-02 15:04:05"), visible.Line(r.ID), visible.Line(whoText(r.Who)),
+			visible.Line(programText(r.Program)), visible.Line(resultText(r)), len(r.Calls)+r.CallsOmitted, formatBytes(bytes), msText(r.Ms))
 		for _, g := range groupCalls(r.Calls) {
-			fmt.Fprintf(tw, "\t\t\t  %s\t%s\t%d\t%s\t%s\n", g.name, g.outcome, g.n, formatBytes(g.bytes), msText(g.ms))
+			fmt.Fprintf(tw, "\t\t\t  %s\t%s\t%d\t%s\t%s\n", visible.Line(g.name), visible.Line(g.outcome), g.n, formatBytes(g.bytes), msText(g.ms))
+		}
+		if r.CallsOmitted > 0 {
+			fmt.Fprintf(tw, "\t\t\t  (%d more calls not kept in the record)\t\t%d\t\t\n", r.CallsOmitted, r.CallsOmitted)
 		}
 	}
 	tw.Flush()
@@ -136,6 +149,8 @@ func programText(p audit.Program) string {
 func resultText(r audit.Record) string {
 	var s string
 	switch {
+	case r.Incomplete:
+		s = "incomplete: still running, or ended without its record (killed?)"
 	case r.OK:
 		s = "ok"
 	case r.Error != nil:
@@ -169,7 +184,7 @@ type callGroup struct {
 func groupCalls(calls []audit.Call) []callGroup {
 	var gs []callGroup
 	for _, c := range calls {
-		name := c.Server + "." + c.Tool
+		name := c.Name()
 		i := slices.IndexFunc(gs, func(g callGroup) bool { return g.name == name && g.outcome == c.Outcome })
 		if i < 0 {
 			gs = append(gs, callGroup{name: name, outcome: c.Outcome})

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/internal/visible"
 	"github.com/mcpcode/mcpcode/servers"
 )
 
@@ -69,7 +70,7 @@ func cmdAuth(a *cli, args []string) int {
 		}
 		var se *servers.ServerError
 		if errors.As(err, &se) {
-			fmt.Fprintf(a.stderr, "mcpcode auth: %s\n", indentRest(se.Detail()))
+			fmt.Fprintf(a.stderr, "mcpcode auth: %s\n", indentRest(visible.Text(se.Detail())))
 			return exitFailure
 		}
 		return a.fail("auth", err)
@@ -111,7 +112,7 @@ func (a *cli) loginOptions() *servers.LoginOptions {
 		return &servers.LoginOptions{OpenURL: a.openURL}
 	}
 	in, ok := a.stdin.(*os.File)
-	errOut, ok2 := a.stderr.(*os.File)
+	errOut, ok2 := a.terminal().(*os.File)
 	if ok && ok2 && isTerminal(in) && isTerminal(errOut) {
 		return &servers.LoginOptions{OpenURL: a.openURL}
 	}
@@ -120,7 +121,7 @@ func (a *cli) loginOptions() *servers.LoginOptions {
 
 // printURL shows the login URL for the person to open.
 func (a *cli) printURL(_ context.Context, server, url string) error {
-	fmt.Fprintf(a.stderr, "To log in to %s, open this URL in a browser:\n  %s\nWaiting for the login...\n", server, url)
+	fmt.Fprintf(a.stderr, "To log in to %s, open this URL in a browser:\n  %s\nWaiting for the login...\n", visible.Line(server), visible.Line(url))
 	return nil
 }
 
@@ -128,7 +129,7 @@ func (a *cli) printURL(_ context.Context, server, url string) error {
 // convention that lets headless machines and tests complete the flow),
 // else the system's opener; the URL is printed as well.
 func (a *cli) openURL(_ context.Context, server, url string) error {
-	fmt.Fprintf(a.stderr, "Logging in to %s: opening the login page in a browser.\nIf none opens, open this URL:\n  %s\n", server, url)
+	fmt.Fprintf(a.stderr, "Logging in to %s: opening the login page in a browser.\nIf none opens, open this URL:\n  %s\n", visible.Line(server), visible.Line(url))
 	var cmd *exec.Cmd
 	if b := os.Getenv("BROWSER"); b != "" {
 		line := b + " " + shellQuote(url)

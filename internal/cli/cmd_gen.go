@@ -111,10 +111,10 @@ func (a *cli) genOptions(ws *app.Workspace, gf genFlags) app.GenOptions {
 			mu.Lock()
 			defer mu.Unlock()
 			if st.Err != nil {
-				fmt.Fprintf(progress, "  %-16s failed: %s\n", st.Name, app.ErrorReason(st.Err))
+				fmt.Fprintf(progress, "  %-16s failed: %s\n", visible.Line(st.Name), visible.Text(app.ErrorReason(st.Err)))
 				return
 			}
-			fmt.Fprintf(progress, "  %-16s listed %s in %s\n", st.Name, plural(len(st.Listing.Tools), "tool"), roundDuration(st.Listing.ConnectTime))
+			fmt.Fprintf(progress, "  %-16s listed %s in %s\n", visible.Line(st.Name), plural(len(st.Listing.Tools), "tool"), roundDuration(st.Listing.ConnectTime))
 		},
 	}
 }
@@ -140,7 +140,7 @@ func (a *cli) reportGen(w io.Writer, rep *app.GenReport, asJSON bool) {
 		case s.Status == app.GenRefused:
 			status = "refused (metadata warnings; previous files kept)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", s.Name, status, s.Tools, len(s.Added), len(s.Changed), len(s.Removed), len(s.Unchanged), len(s.Written))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", visible.Line(s.Name), status, s.Tools, len(s.Added), len(s.Changed), len(s.Removed), len(s.Unchanged), len(s.Written))
 	}
 	tw.Flush()
 	for _, s := range rep.Servers {
@@ -150,21 +150,21 @@ func (a *cli) reportGen(w io.Writer, rep *app.GenReport, asJSON bool) {
 		}
 	}
 	for _, w := range rep.Warnings {
-		fmt.Fprintf(a.stderr, "warning: %s\n", w)
+		fmt.Fprintf(a.stderr, "warning: %s\n", visible.Text(w))
 	}
 	if n := len(rep.Findings); n > 0 {
 		fmt.Fprintf(a.stderr, "metadata lint: %s in tool metadata that may try to steer the agent (also marked in servers/README.md and the tools' doc comments):\n", plural(n, "finding"))
 		for _, f := range rep.Findings {
-			fmt.Fprintf(a.stderr, "  %s\n", f)
+			fmt.Fprintf(a.stderr, "  %s\n", visible.Line(f.String()))
 		}
 	}
 	for _, s := range rep.Servers {
 		if s.Err != nil {
 			var se *servers.ServerError
 			if errors.As(s.Err, &se) {
-				fmt.Fprintf(a.stderr, "\n%s\n", se.Detail())
+				fmt.Fprintf(a.stderr, "\n%s\n", visible.Text(se.Detail()))
 			} else {
-				fmt.Fprintf(a.stderr, "\nserver %q: %v\n", s.Name, s.Err)
+				fmt.Fprintf(a.stderr, "\nserver %q: %s\n", s.Name, visible.Text(s.Err.Error()))
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/internal/visible"
 )
 
 func cmdInit(a *cli, args []string) int {
@@ -55,7 +56,7 @@ func cmdInit(a *cli, args []string) int {
 		if len(rep.Imported) == 0 {
 			fmt.Fprintf(a.stdout, "  imported no new server from %s\n", rep.Source)
 		} else {
-			fmt.Fprintf(a.stdout, "  imported %s from %s: %s\n", plural(len(rep.Imported), "server"), rep.Source, strings.Join(rep.Imported, ", "))
+			fmt.Fprintf(a.stdout, "  imported %s from %s: %s\n", plural(len(rep.Imported), "server"), rep.Source, visible.Line(strings.Join(rep.Imported, ", ")))
 		}
 	}
 	if len(rep.Written) > 0 {

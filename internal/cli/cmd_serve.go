@@ -22,8 +22,10 @@ func cmdServe(a *cli, args []string) int {
 		"Serves the workspace to agent hosts as one MCP server: search_tools, read, execute and propose_skill,\n"+
 			"and every approved skill as a tool of its own (--tools skills serves only the skills). Over stdio by\n"+
 			"default (hosts start it from their config; nothing but protocol goes to stdout), or streamable HTTP\n"+
-			"with --http. A program that calls a tool that is not read-only asks the person first, through the\n"+
-			"host (--confirm-writes ask); a host that cannot ask gets a refusal that says how to allow writes.\n"+
+			"with --http. Every face speaks protocol 2026-07-28 and the older revisions. A program that calls a\n"+
+			"tool that is not read-only asks the person first, through the host (--confirm-writes ask): by an\n"+
+			"input_required round of the call (2026-07-28, resumable on any --stateless replica of the workspace)\n"+
+			"or by elicitation (older hosts); a host that cannot be asked gets a refusal that says how to allow writes.\n"+
 			"Over HTTP on an address other than loopback a bearer token is required: --token-file FILE or the\n"+
 			"MCPCODE_TOKEN environment variable.")
 	var cf connFlags
@@ -32,7 +34,7 @@ func cmdServe(a *cli, args []string) int {
 	tools := fs.String("tools", gateway.ToolsCode, `"code": search_tools, read, execute, propose_skill and the skills; "skills": only the skills`)
 	confirm := fs.String("confirm-writes", gateway.ConfirmAsk, `what a program's call of a tool that is not read-only does: "ask" the person, "allow", or "deny"`)
 	tokenFile := fs.String("token-file", "", "file holding the bearer token HTTP clients must send")
-	stateless := fs.Bool("stateless", false, "HTTP: serve each request on its own, for replicas behind a load balancer (no elicitation: writes are refused under ask)")
+	stateless := fs.Bool("stateless", false, "HTTP: serve each request on its own, for replicas behind a load balancer (hosts older than 2026-07-28 cannot be asked there: their writes are refused under ask)")
 	isolation := fs.String("isolation", app.IsolationWorker, `"worker" or "none" (trusted programs only)`)
 	timeout := fs.Duration("timeout", runtime.DefaultLimits().Timeout, "wall-time limit of each run (execute's timeoutMs may ask for less)")
 	rest, code, ok := parse(fs, args)

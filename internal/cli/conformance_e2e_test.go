@@ -117,3 +117,51 @@ func TestServeConformance(t *testing.T) {
 		t.Errorf("expected passing scenarios are missing from the summary")
 	}
 }
+
+// TestServeConformance2026 runs the conformance suite's requirements of
+// protocol revision 2026-07-28 (@modelcontextprotocol/conformance
+// 0.2.0-alpha.12, pinned as conformance-2026) against `mcpcode serve
+// --http --stateless` and `serve --http`: every scenario and check passes
+// except those in testdata/conformance/serve-2026-expected-failures.yml,
+// which need the suite's own fixtures or the Tasks extension (the suite
+// fails when one of those starts passing).
+func TestServeConformance2026(t *testing.T) {
+	e2e(t)
+	t.Parallel()
+	node, path := node22(t)
+	suite := filepath.Join(npmPackageDir(t, "conformance-2026"), "dist", "index.js")
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, "mcp.json"), string(app.DemoConfig(binary)))
+	if res := runBinary(t, ws, 3*time.Minute, "gen"); res.code != 0 {
+		t.Fatalf("gen: exit %d\n%s", res.code, res.stderr)
+	}
+	for _, face := range []struct {
+		name  string
+		flags []string
+	}{{"stateless", []string{"--stateless"}}, {"stateful", nil}} {
+		t.Run(face.name, func(t *testing.T) {
+			url := startServeHTTP(t, ws, nil, face.flags...)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, suite, "server", "--url", url, "--requirements", "2026-07-28",
+				"--expected-failures", filepath.Join(moduleRoot(t), "testdata", "conformance", "serve-2026-expected-failures.yml"),
+				"-o", t.TempDir())
+			cmd.Env = append(os.Environ(), path)
+			out, err := cmd.CombinedOutput()
+			summary := tail(string(out), 4000)
+			if i := strings.Index(string(out), "=== SUMMARY ==="); i >= 0 {
+				summary = string(out)[i:]
+			}
+			t.Logf("conformance suite (2026-07-28) against mcpcode serve --http %s:\n%s", strings.Join(face.flags, " "), summary)
+			if err != nil {
+				t.Fatalf("the conformance suite failed: %v\n%s", err, summary)
+			}
+			for _, want := range []string{"server-stateless: 24 passed", "completion-complete: 2 passed, 0 failed", "tools-list: 4 passed, 0 failed",
+				"caching: 8 passed, 0 failed", "dns-rebinding-protection: 2 passed, 0 failed", "Baseline check passed"} {
+				if !strings.Contains(summary, want) {
+					t.Errorf("%q is missing from the summary", want)
+				}
+			}
+		})
+	}
+}

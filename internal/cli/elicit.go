@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/internal/visible"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -27,12 +28,12 @@ func (a *cli) clientHandlers() *app.ClientHandlers {
 		NoSample: "mcpcode has no model of its own (run the program through mcpcode serve, whose agent host can answer)",
 	}
 	in, ok := a.stdin.(*os.File)
-	errOut, ok2 := a.stderr.(*os.File)
+	errOut, ok2 := a.terminal().(*os.File)
 	if !ok || !ok2 || !isTerminal(in) || !isTerminal(errOut) {
 		h.NoElicit = "mcpcode run has no terminal to ask the person in (its stdin and stderr are not both terminals)"
 		return h
 	}
-	f := &form{in: newLineReader(in), out: errOut}
+	f := &form{in: newLineReader(in), out: a.stderr} // escaped on its way, besides the form's own escaping
 	h.Elicit = f.ask
 	return h
 }
@@ -145,6 +146,28 @@ func (f formField) choices() []choice {
 	return out
 }
 
+// formGutter starts every line of text that came from the asking server,
+// so that nothing it writes can pass for a line of mcpcode's own (such as
+// "mcpcode: server "bank" asks:").
+const formGutter = "  │ "
+
+// serverName is the asking server's name as the form shows it: quoted,
+// with every character that is not printable escaped.
+func serverName(name string) string { return strconv.Quote(name) }
+
+// fromServer shows text that came from the server: every line behind the
+// gutter, every control and format character escaped (visible.Text), and
+// the line breaks visible.Text keeps (newlines) as the only ones.
+func fromServer(text string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		b.WriteString(formGutter)
+		b.WriteString(visible.Line(line))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
 // errCancel ends a form the person cancelled.
 var errCancel = errors.New("cancelled")
 
@@ -153,7 +176,7 @@ func (f *form) ask(ctx context.Context, r *app.ElicitRequest) (*mcp.ElicitResult
 	defer f.mu.Unlock()
 	p := r.Params
 	if p.Mode == "url" {
-		fmt.Fprintf(f.out, "\nmcpcode: server %q asks you to open this page:\n  %s\n  %s\n", r.Server, p.Message, p.URL)
+		fmt.Fprintf(f.out, "\nmcpcode: server %s asks you to open this page:\n%s%s\n", serverName(r.Server), fromServer(p.Message), fromServer(p.URL))
 		ans, err := f.line(ctx, "Done? [y]es, [n]o (decline), [c]ancel: ")
 		if err != nil {
 			return nil, err
@@ -168,7 +191,7 @@ func (f *form) ask(ctx context.Context, r *app.ElicitRequest) (*mcp.ElicitResult
 	if err != nil {
 		return nil, fmt.Errorf("the requested schema cannot be shown as a form: %w", err)
 	}
-	fmt.Fprintf(f.out, "\nmcpcode: server %q asks:\n  %s\n", r.Server, strings.ReplaceAll(strings.TrimSpace(p.Message), "\n", "\n  "))
+	fmt.Fprintf(f.out, "\nmcpcode: server %s asks:\n%s", serverName(r.Server), fromServer(p.Message))
 	if len(schema.Properties) > 0 {
 		fmt.Fprintln(f.out, "  (Enter keeps the value in [brackets]; an optional question may be left empty.)")
 	}
@@ -248,13 +271,13 @@ func (f *form) line(ctx context.Context, prompt string) (string, error) {
 
 // field asks one question until it gets a valid answer (three tries).
 func (f *form) field(ctx context.Context, name string, fd formField, required bool) (any, bool, error) {
-	label := name
+	label := visible.Line(name)
 	if fd.Title != "" && fd.Title != name {
-		label = fd.Title + " (" + name + ")"
+		label = visible.Line(fd.Title) + " (" + visible.Line(name) + ")"
 	}
 	if d := strings.TrimSpace(fd.Description); d != "" {
 		first, _, _ := strings.Cut(d, "\n")
-		fmt.Fprintf(f.out, "  %s\n", first)
+		fmt.Fprint(f.out, fromServer(first))
 	}
 	choices := fd.choices()
 	multi := fd.Type == "array"
@@ -263,7 +286,7 @@ func (f *form) field(ctx context.Context, name string, fd formField, required bo
 		if c.label != "" && c.label != text {
 			text = c.label + " (" + text + ")"
 		}
-		fmt.Fprintf(f.out, "    %d) %s\n", i+1, text)
+		fmt.Fprintf(f.out, "    %d) %s\n", i+1, visible.Line(text))
 	}
 	var hint []string
 	switch {
@@ -286,7 +309,7 @@ func (f *form) field(ctx context.Context, name string, fd formField, required bo
 		prompt += " (" + strings.Join(hint, ", ") + ")"
 	}
 	if fd.Default != nil {
-		prompt += fmt.Sprintf(" [%s]", showDefault(fd.Default))
+		prompt += fmt.Sprintf(" [%s]", visible.Line(showDefault(fd.Default)))
 	}
 	prompt += ": "
 	for range 3 {

@@ -48,8 +48,8 @@ func TestTerminalForm(t *testing.T) {
 		t.Errorf("got %s %#v\nwant accept %#v\noutput:\n%s", res.Action, res.Content, want, out)
 	}
 	for _, s := range []string{
-		"mcpcode: server \"crm\" asks:\n  Who are you?\n",
-		"  Your full name\n  Name (name) (required): ",
+		"mcpcode: server \"crm\" asks:\n  │ Who are you?\n",
+		"  │ Your full name\n  Name (name) (required): ",
 		"  age (integer) [30]: ",
 		`"old" is not an integer`,
 		"the largest allowed is 150",

@@ -25,6 +25,10 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) == 3 && os.Args[1] == hangServerArg {
+		serveHangServer(os.Args[2])
+		os.Exit(0)
+	}
 	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-test.") {
 		os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}

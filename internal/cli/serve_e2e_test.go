@@ -61,7 +61,7 @@ func TestServeWithTheOfficialSDKClient(t *testing.T) {
 		t.Fatalf("the SDK client failed: %v\n%s\nstderr:\n%s", err, out, stderr.String())
 	}
 	for _, want := range []string{"ok initialize mcpcode", "ok tools execute,propose_skill,read,search_tools", "ok search google-drive.getSheet",
-		"ok read servers/google-drive/getSheet.ts", "ok execute: 10000 rows in, 5 out, write confirmed", "ok list_changed", "ok skill count-orders:"} {
+		"ok read servers/google-drive/getSheet.ts", "ok execute: 10000 rows in, 5 out, write confirmed by a plain accept", "ok list_changed", "ok skill count-orders:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in:\n%s", want, out)
 		}

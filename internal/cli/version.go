@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/internal/visible"
 	"github.com/mcpcode/mcpcode/servers"
 )
 
@@ -89,7 +90,7 @@ func (a *cli) openWith(o app.OpenOptions) (*app.Workspace, error) {
 
 func (a *cli) printWarnings(warnings []string) {
 	for _, w := range warnings {
-		fmt.Fprintf(a.stderr, "warning: %s\n", w)
+		fmt.Fprintf(a.stderr, "warning: %s\n", visible.Text(w))
 	}
 }
 

@@ -218,3 +218,20 @@ func (r *Result) StructuredSuffices() bool {
 	s := bytes.TrimSpace(r.StructuredContent)
 	return !r.IsError && len(s) > 0 && string(s) != "null"
 }
+
+type substitutedKey struct{}
+
+// WithSubstituted returns ctx saying that the call's arguments hold the
+// values mcpcode put in place of these privacy tokens ("[EMAIL_1]"): the
+// program wrote the tokens, the server gets the values. Whoever shows the
+// arguments to a person (the write question) can say so.
+func WithSubstituted(ctx context.Context, tokens []string) context.Context {
+	return context.WithValue(ctx, substitutedKey{}, tokens)
+}
+
+// SubstitutedOf returns the tokens a call's context says were replaced
+// (WithSubstituted); nil when none.
+func SubstitutedOf(ctx context.Context) []string {
+	t, _ := ctx.Value(substitutedKey{}).([]string)
+	return t
+}

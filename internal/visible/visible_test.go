@@ -3,6 +3,7 @@ package visible
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -66,5 +67,39 @@ func TestLinesSplitWhereJavaScriptDoes(t *testing.T) {
 	}
 	if got := Lines(src); !reflect.DeepEqual(got, want) {
 		t.Errorf("Lines = %#v\nwant %#v", got, want)
+	}
+}
+
+// TestWriter: text written in any pieces comes out as Text shows it, a
+// character split across writes escaped whole; Flush shows what a cut
+// sequence left.
+func TestWriter(t *testing.T) {
+	in := "ok\n\ttab \x1b]52;c;cHduZWQ=\x07 \u009b2J \u0085 \u202e \u2028 é 日本 \U0001F600 \x7f \xff end"
+	want := Text(in)
+	for size := 1; size <= len(in); size++ {
+		var out strings.Builder
+		w := NewWriter(&out)
+		for i := 0; i < len(in); i += size {
+			n, err := w.Write([]byte(in[i:min(i+size, len(in))]))
+			if err != nil || n != min(size, len(in)-i) {
+				t.Fatalf("Write = %d, %v", n, err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != want {
+			t.Fatalf("in pieces of %d: %q, want %q", size, out.String(), want)
+		}
+	}
+	var out strings.Builder
+	w := NewWriter(&out)
+	w.Write([]byte("cut \xe6\x97"))
+	if out.String() != "cut " {
+		t.Errorf("before Flush: %q", out.String())
+	}
+	w.Flush()
+	if out.String() != `cut \xe6\x97` {
+		t.Errorf("after Flush: %q", out.String())
 	}
 }

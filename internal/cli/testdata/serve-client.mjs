@@ -22,7 +22,8 @@ let asked = 0;
 client.setRequestHandler(ElicitRequestSchema, async (req) => {
   asked++;
   if (!req.params.message.includes("salesforce.updateRecord")) fail("elicitation message: " + req.params.message);
-  return { action: "accept", content: { decision: "allow once" } };
+  // A yes/no dialog's answer: accept, nothing filled in.
+  return { action: "accept", content: {} };
 });
 let listChanged;
 const changed = new Promise((resolve) => { listChanged = resolve; });
@@ -56,7 +57,7 @@ console.log("rows", sheet.rows.length);
 export default pending.slice(0, 5).map((r) => r.orderId);` } });
 if (res.isError || !text(res).startsWith("rows 10000\n") || res.structuredContent?.ok !== true || res.structuredContent.result.length !== 5) fail("execute: " + text(res));
 if (asked !== 1) fail("the write was asked about " + asked + " times");
-console.log("ok execute: 10000 rows in, " + res.structuredContent.result.length + " out, write confirmed");
+console.log("ok execute: 10000 rows in, " + res.structuredContent.result.length + " out, write confirmed by a plain accept");
 
 res = await client.callTool({ name: "propose_skill", arguments: {
   name: "count-orders", description: "Counts the orders of the order sheet in one status.", rationale: "asked every week",
