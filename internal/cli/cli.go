@@ -63,6 +63,7 @@ func commands() []command {
 		{name: "run", summary: "run a TypeScript program against the tree, sandboxed", run: cmdRun},
 		{name: "check", summary: "type-check a program against the tree without running it", run: cmdCheck},
 		{name: "skills", summary: "propose, review, approve and verify skills", run: cmdSkills},
+		{name: "session", summary: "keep a workspace's servers running between runs: start, status, stop", run: cmdSession},
 		{name: "serve", summary: "serve the workspace to agent hosts as one MCP server (stdio or HTTP)", run: cmdServe},
 		{name: "audit", summary: "show the recorded runs and their tool calls", run: cmdAudit},
 		{name: "privacy", summary: "show or clear the privacy token store", run: cmdPrivacy},
@@ -79,10 +80,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, app: &app.App{
-		Environ:       os.Environ(),
-		Version:       mcpcodeVersion(),
-		WorkerCommand: worker.Command,
-		TokenDir:      tokenDir(),
+		Environ:        os.Environ(),
+		Version:        mcpcodeVersion(),
+		WorkerCommand:  worker.Command,
+		SessionCommand: sessionCommand,
+		TokenDir:       tokenDir(),
 	}}
 	defer a.app.Close()
 	return a.dispatch(args)
