@@ -249,20 +249,24 @@ func (c *Compiler) check(ctx context.Context, req Request, source []byte) (*Resu
 	}
 
 	out, runErr := c.run(ctx, ws, configPath, req.Timeout)
+	if runErr != nil {
+		// Whatever it printed before it failed can quote any file it
+		// read, and its list of those files may be cut: nothing of it is
+		// shown.
+		return nil, nil, fmt.Errorf("type check: %s failed: %w", c, runErr)
+	}
 	parsed := parseOutput(out)
+	// It lists the files it read last, the program itself last of all
+	// (each file after those it imports): a list that does not end with
+	// the program is not all it read.
+	if n := len(parsed.files); n == 0 || !sameFile(parsed.files[n-1], ws, program) {
+		if len(parsed.global) > 0 { // errors of no file: of the configuration
+			return nil, nil, c.rejected(parsed.global[0])
+		}
+		return nil, nil, fmt.Errorf("type check: %s ended without listing all the files it read: is it a TypeScript compiler? (mcpcode needs TypeScript 5 or later, best 7: %s)", c, "npm i -D typescript@7")
+	}
 	parsed.configErrors(ws, tmp, program)
-	if len(parsed.global) > 0 {
-		return nil, nil, fmt.Errorf("type check: %s rejected the check's configuration: %s (mcpcode needs TypeScript 5 or later, best 7: %s)",
-			c, firstLine(parsed.global[0]), "npm i -D typescript@7")
-	}
-	if runErr != nil && len(parsed.diags) == 0 {
-		return nil, nil, fmt.Errorf("type check: %s failed: %w%s", c, runErr, outputExcerpt(out))
-	}
-	if runErr == nil && len(parsed.files) == 0 {
-		return nil, nil, fmt.Errorf("type check: %s listed no files: is it a TypeScript compiler?%s", c, outputExcerpt(out))
-	}
 
-	m := mapper{ws: ws, tmp: tmp, program: program, name: req.Program}
 	res := &Result{OK: len(parsed.diags) == 0, Errors: len(parsed.diags), Compiler: c.String(), Files: []string{}, Diagnostics: []Diagnostic{}}
 	// Confinement: the compiler reads what the program names (imports,
 	// references, type queries), anywhere. Nothing it said is shown
@@ -307,7 +311,11 @@ func (c *Compiler) check(ctx context.Context, req Request, source []byte) (*Resu
 		return &Result{Errors: 1, Compiler: c.String(), Files: []string{}, Diagnostics: []Diagnostic{{File: req.Program,
 			Message: fmt.Sprintf("the program (or a file it imports) refers to %d file(s) that programs may not import: outside the workspace, in node_modules, hidden, or under workspace/ or .mcpcode/; nothing else of the check is shown. Import only the tree (servers/...), approved skills (skills/<name>), the program's own files, mcpcode:runtime and mcpcode:fs, and reference no other files (/// <reference>, import(\"...\") types)", refused)}}}, nil, nil
 	}
+	if len(parsed.global) > 0 {
+		return nil, nil, c.rejected(parsed.global[0])
+	}
 	slices.Sort(res.Files)
+	m := mapper{ws: ws, tmp: tmp, program: program, name: req.Program}
 	files := map[string][]byte{req.Program: source}
 	for _, d := range deps {
 		files[d.Path] = d.data
@@ -323,6 +331,23 @@ func (c *Compiler) check(ctx context.Context, req Request, source []byte) (*Resu
 		res.Diagnostics = append(res.Diagnostics, diag)
 	}
 	return res, deps, nil
+}
+
+// rejected is the error of a compiler that rejected the check's own
+// configuration or declarations (an old one does not know its options).
+func (c *Compiler) rejected(msg string) error {
+	return fmt.Errorf("type check: %s rejected the check's configuration: %s (mcpcode needs TypeScript 5 or later, best 7: %s)",
+		c, firstLine(msg), "npm i -D typescript@7")
+}
+
+// sameFile reports whether the file the compiler listed (absolute, or
+// relative to the workspace) is the file at abs.
+func sameFile(listed, ws, abs string) bool {
+	if !filepath.IsAbs(listed) {
+		listed = filepath.Join(ws, listed)
+	}
+	real, err := filepath.EvalSymlinks(listed)
+	return err == nil && real == abs
 }
 
 // runDirPrefix names a check's temporary directory in the state directory.
@@ -364,10 +389,12 @@ func (c *Compiler) isLib(p string) bool {
 	return false
 }
 
-// run runs the compiler on the configuration and returns its output
-// (stdout, then stderr), and an error when it did not end well: a
-// timeout, a signal, or an exit code other than 0 (no errors) and 1 or 2
-// (errors reported).
+// run runs the compiler on the configuration and returns its standard
+// output (its diagnostics and the files it read), and an error when it did
+// not end well: a timeout, a signal, an output larger than maxOutput, or
+// an exit code other than 0 (no errors) and 1 or 2 (errors reported); the
+// error quotes the start of its standard error (where a crash is told),
+// never of its output.
 func (c *Compiler) run(ctx context.Context, ws, config string, timeout time.Duration) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -377,13 +404,12 @@ func (c *Compiler) run(ctx context.Context, ws, config string, timeout time.Dura
 	if c.PATH != "" {
 		cmd.Env = append(cmd.Env, "PATH="+c.PATH)
 	}
-	var stdout, stderr limitedBuffer
-	stdout.max, stderr.max = maxOutput, 64<<10
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout, stderr := &limitedBuffer{max: maxOutput}, &limitedBuffer{max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	ownProcessGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
-	out := append(stdout.Bytes(), stderr.Bytes()...)
+	out := stdout.buf.Bytes()
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return out, fmt.Errorf("it did not finish within %v (a program whose types take this long cannot be checked; run it unchecked)", timeout)
@@ -391,43 +417,45 @@ func (c *Compiler) run(ctx context.Context, ws, config string, timeout time.Dura
 		return out, ctx.Err()
 	}
 	if stdout.cut {
-		return out, fmt.Errorf("its output exceeded %d MiB", maxOutput>>20)
+		return out, fmt.Errorf("its output exceeded %d MiB (a program with this many errors cannot be checked)", maxOutput>>20)
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.Exited() && (ee.ExitCode() == 1 || ee.ExitCode() == 2) {
 		return out, nil
 	}
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("%w%s", err, outputExcerpt(stderr.buf.Bytes()))
+	}
+	return out, nil
 }
 
-// limitedBuffer keeps the first max bytes written to it.
+// limitedBuffer keeps the first max bytes written to it. It has no
+// ReadFrom, so that os/exec copies the output through Write.
 type limitedBuffer struct {
-	bytes.Buffer
+	buf bytes.Buffer
 	max int
 	cut bool
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); room < len(p) {
+	if room := b.max - b.buf.Len(); room < len(p) {
 		b.cut = true
 		if room > 0 {
-			b.Buffer.Write(p[:room])
+			b.buf.Write(p[:room])
 		}
 		return len(p), nil
 	}
-	return b.Buffer.Write(p)
+	return b.buf.Write(p)
 }
 
-// outputExcerpt is the start of the compiler's output, for an error.
+// outputExcerpt is the start of what the compiler wrote on its standard
+// error, for an error.
 func outputExcerpt(out []byte) string {
 	s := strings.TrimSpace(string(out))
 	if s == "" {
 		return ""
 	}
-	if len(s) > 600 {
-		s = s[:600] + "…"
-	}
-	return ":\n" + s
+	return ":\n" + cut(s, 600)
 }
 
 func firstLine(s string) string {

@@ -1,0 +1,94 @@
+package typecheck
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// leakyProgram imports a file outside the workspace whose content a type
+// error quotes (a literal type), from program text at the workspace root.
+func leakyProgram(t *testing.T, secret string) string {
+	t.Helper()
+	outside := t.TempDir()
+	writeFile(t, filepath.Join(outside, "secret.ts"), "export const s = \""+secret+"\";\n")
+	return "import { s } from \"" + filepath.ToSlash(filepath.Join(outside, "secret")) + "\";\nlet leak: typeof s = 1;\n"
+}
+
+// noSecret fails when the secret shows in what the check returned.
+func noSecret(t *testing.T, secret string, res *Result, err error) {
+	t.Helper()
+	out, _ := json.Marshal(res)
+	if strings.Contains(string(out), secret) || err != nil && strings.Contains(err.Error(), secret) {
+		t.Fatalf("the check shows what the compiler read outside the workspace: %s %v", out, err)
+	}
+}
+
+// TestCheckOutputCutShowsNothing (attack): the compiler prints its
+// diagnostics first and the files it read last. A program that makes it
+// print more than the output the check reads (here: long property names
+// that every error repeats, 30 times the program's size) cuts the list of
+// files off, so that the file outside the workspace it read is not seen;
+// the check must then show nothing of the compiler's output.
+func TestCheckOutputCutShowsNothing(t *testing.T) {
+	t.Parallel()
+	c := pinnedCompiler(t)
+	ws := t.TempDir()
+	const secret = "hunter2-cut"
+	var b strings.Builder
+	b.WriteString(leakyProgram(t, secret))
+	long := strings.Repeat("a", 60000)
+	want, have := "number", "string"
+	for i := range 5 {
+		want = fmt.Sprintf("{ p%d_%s: %s }", i, long, want)
+		have = fmt.Sprintf("{ p%d_%s: %s }", i, long, have)
+	}
+	fmt.Fprintf(&b, "type Want = %s;\ndeclare const have: %s;\n", want, have)
+	for i := range 70 { // 70 errors of 300 kB each: more than maxOutput
+		fmt.Fprintf(&b, "const x%d: Want = have;\n", i)
+	}
+	res, err := c.Check(t.Context(), request(ws, b.String()))
+	noSecret(t, secret, res, err)
+	if err == nil || !strings.Contains(err.Error(), "output exceeded") {
+		t.Fatalf("want the check to fail for its output's size, got %v %+v", err, res)
+	}
+}
+
+// TestCheckIncompleteListingShowsNothing (attack): a compiler that ends
+// before the end of its list of files (it ran out of memory, or crashed:
+// Go's runtime exits with status 2 then, the status of a check with
+// errors) has not said all it read; nothing of its output is shown, not
+// even in the error.
+func TestCheckIncompleteListingShowsNothing(t *testing.T) {
+	t.Parallel()
+	real := pinnedCompiler(t)
+	const secret = "hunter2-partial"
+	for _, tt := range []struct{ name, filter string }{
+		{"no list", "grep -v '^/'"},
+		{"list cut before the file outside", "grep -v -e 'secret.ts$' -e 'stdin.ts$'"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := t.TempDir()
+			wrapper := filepath.Join(t.TempDir(), "tsc")
+			// The real compiler's diagnostics, and of the files it listed
+			// those the filter keeps.
+			writeFile(t, wrapper, "#!/bin/sh\n'"+real.Path+"' \"$@\" | "+tt.filter+"\nexit 2\n")
+			if err := os.Chmod(wrapper, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			c, err := Find(FindOptions{Configured: wrapper, PATH: "/usr/bin:/bin"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.libDirs = real.libDirs
+			res, err := c.Check(t.Context(), request(ws, leakyProgram(t, secret)))
+			noSecret(t, secret, res, err)
+			if err == nil {
+				t.Fatalf("want the check to fail, got %+v", res)
+			}
+		})
+	}
+}
