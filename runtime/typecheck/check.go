@@ -309,7 +309,7 @@ func (c *Compiler) check(ctx context.Context, req Request, source []byte) (*Resu
 	}
 	if refused > 0 {
 		return &Result{Errors: 1, Compiler: c.String(), Files: []string{}, Diagnostics: []Diagnostic{{File: req.Program,
-			Message: fmt.Sprintf("the program (or a file it imports) refers to %d file(s) that programs may not import: outside the workspace, in node_modules, hidden, or under workspace/ or .mcpcode/; nothing else of the check is shown. Import only the tree (servers/...), approved skills (skills/<name>), the program's own files, mcpcode:runtime and mcpcode:fs, and reference no other files (/// <reference>, import(\"...\") types)", refused)}}}, nil, nil
+			Message: fmt.Sprintf("the program (or a file it imports) refers to %d file(s) that programs may not import: outside the workspace, in node_modules, hidden, under workspace/ or .mcpcode/, or not code (mcp.json, .cts and .cjs files); nothing else of the check is shown. Import only the tree (servers/...), approved skills (skills/<name>), the program's own files, mcpcode:runtime and mcpcode:fs, and reference no other files (/// <reference>, import(\"...\") types)", refused)}}}, nil, nil
 	}
 	if len(parsed.global) > 0 {
 		return nil, nil, c.rejected(parsed.global[0])

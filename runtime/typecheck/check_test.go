@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -58,6 +59,9 @@ func request(ws, src string) Request {
 // importable mirrors the runtime's rule closely enough for these tests
 // (internal/app passes runtime.ImportRefusal).
 func importable(rel string) string {
+	if !slices.Contains([]string{".ts", ".tsx", ".mts", ".js", ".mjs", ".jsx"}, path.Ext(rel)) {
+		return "refused"
+	}
 	for _, seg := range strings.Split(rel, "/") {
 		if strings.HasPrefix(seg, ".") || seg == "node_modules" || seg == "workspace" {
 			return "refused"
