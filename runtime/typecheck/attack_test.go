@@ -92,3 +92,31 @@ func TestCheckIncompleteListingShowsNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckMemoryIsBounded (attack): types can make the compiler take
+// gigabytes well within its time limit (each alias here is a union of
+// 90,000 strings, about 25 MB): its memory is limited, and a program that
+// needs more fails to check, saying why, while a usual one checks under
+// the same limit.
+func TestCheckMemoryIsBounded(t *testing.T) {
+	t.Parallel()
+	c := pinnedCompiler(t)
+	ws := demoWorkspace(t)
+	var bomb strings.Builder
+	bomb.WriteString("type D = \"0\"|\"1\"|\"2\"|\"3\"|\"4\"|\"5\"|\"6\"|\"7\"|\"8\"|\"9\";\ntype E = \"1\"|\"2\"|\"3\"|\"4\"|\"5\"|\"6\"|\"7\"|\"8\"|\"9\";\ntype N = `${D}${D}${D}${D}`;\n")
+	for i := range 12 { // about 300 MB
+		fmt.Fprintf(&bomb, "type A%d = `a%d${N}${E}`; declare const a%d: A%d; const n%d: 1 = a%d;\n", i, i, i, i, i, i)
+	}
+	const limit = 160 << 20
+	req := request(ws, bomb.String())
+	req.MemoryLimit = limit
+	res, err := c.Check(t.Context(), req)
+	if err == nil || !strings.Contains(err.Error(), "ran out of the 160 MiB of memory") {
+		t.Fatalf("want the check to fail for its memory, got %v %+v", err, res)
+	}
+	req = request(ws, "import { getSheet } from \"./servers/google-drive/getSheet\";\nexport default (await getSheet({ sheetId: \"abc123\" })).title;\n")
+	req.MemoryLimit = limit
+	if res := check(t, c, req); !res.OK {
+		t.Fatalf("a usual program under the same limit: %+v", res)
+	}
+}

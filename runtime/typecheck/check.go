@@ -23,6 +23,11 @@ import (
 // much longer.
 const DefaultTimeout = 60 * time.Second
 
+// DefaultMemoryLimit bounds the compiler's memory: a check of a usual
+// program takes well under 100 MiB; types can be written that take
+// gigabytes within the timeout.
+const DefaultMemoryLimit = 2 << 30
+
 // DefaultMaxDiagnostics is how many diagnostics a Result holds at most.
 const DefaultMaxDiagnostics = 20
 
@@ -55,6 +60,9 @@ type Request struct {
 	Importable func(rel string) string
 	// Timeout bounds the compiler run (0: DefaultTimeout).
 	Timeout time.Duration
+	// MemoryLimit bounds the compiler's memory in bytes, on Linux
+	// (0: DefaultMemoryLimit).
+	MemoryLimit int64
 	// MaxDiagnostics bounds Result.Diagnostics (0: DefaultMaxDiagnostics).
 	MaxDiagnostics int
 }
@@ -147,6 +155,9 @@ func (c *Compiler) Check(ctx context.Context, req Request) (*Result, error) {
 	}
 	if req.Timeout <= 0 {
 		req.Timeout = DefaultTimeout
+	}
+	if req.MemoryLimit <= 0 {
+		req.MemoryLimit = DefaultMemoryLimit
 	}
 	source := req.Source
 	if source == nil {
@@ -248,7 +259,7 @@ func (c *Compiler) check(ctx context.Context, req Request, source []byte) (*Resu
 		return nil, nil, fmt.Errorf("type check: %w", err)
 	}
 
-	out, runErr := c.run(ctx, ws, configPath, req.Timeout)
+	out, runErr := c.run(ctx, ws, configPath, req.Timeout, req.MemoryLimit)
 	if runErr != nil {
 		// Whatever it printed before it failed can quote any file it
 		// read, and its list of those files may be cut: nothing of it is
@@ -389,13 +400,14 @@ func (c *Compiler) isLib(p string) bool {
 	return false
 }
 
-// run runs the compiler on the configuration and returns its standard
-// output (its diagnostics and the files it read), and an error when it did
-// not end well: a timeout, a signal, an output larger than maxOutput, or
-// an exit code other than 0 (no errors) and 1 or 2 (errors reported); the
-// error quotes the start of its standard error (where a crash is told),
-// never of its output.
-func (c *Compiler) run(ctx context.Context, ws, config string, timeout time.Duration) ([]byte, error) {
+// run runs the compiler on the configuration, with at most memory bytes
+// of data (on Linux), and returns its standard output (its diagnostics and
+// the files it read), and an error when it did not end well: a timeout,
+// its memory, a signal, an output larger than maxOutput, or an exit code
+// other than 0 (no errors) and 1 or 2 (errors reported); the error quotes
+// the start of its standard error (where a crash is told), never of its
+// output.
+func (c *Compiler) run(ctx context.Context, ws, config string, timeout time.Duration, memory int64) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.Path, "-p", config)
@@ -408,8 +420,20 @@ func (c *Compiler) run(ctx context.Context, ws, config string, timeout time.Dura
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	ownProcessGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	// Set at once, before the compiler has read its configuration.
+	if err := limitMemory(cmd.Process.Pid, memory); err != nil {
+		cancel()
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("limiting its memory: %w", err)
+	}
+	err := cmd.Wait()
 	out := stdout.buf.Bytes()
+	if lowErr := strings.ToLower(stderr.buf.String()); strings.Contains(lowErr, "out of memory") || strings.Contains(lowErr, "cannot allocate memory") {
+		return out, fmt.Errorf("it ran out of the %d MiB of memory it is given (a program whose types take this much cannot be checked; run it unchecked)", memory>>20)
+	}
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return out, fmt.Errorf("it did not finish within %v (a program whose types take this long cannot be checked; run it unchecked)", timeout)

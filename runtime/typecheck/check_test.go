@@ -281,7 +281,7 @@ func TestCheckConfinesWhatTheCompilerReads(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "p.ts"), `import { secret } from "`+abs+`"; secret.foo;`)
 	writeFile(t, filepath.Join(dir, "tsconfig.json"), `{"compilerOptions":{"strict":true,"noEmit":true},"files":["p.ts"]}`)
-	out, _ := c.run(context.Background(), dir, filepath.Join(dir, "tsconfig.json"), DefaultTimeout)
+	out, _ := c.run(context.Background(), dir, filepath.Join(dir, "tsconfig.json"), DefaultTimeout, DefaultMemoryLimit)
 	if !strings.Contains(string(out), secret) {
 		t.Fatalf("the compiler does not show the secret, so this test proves nothing:\n%s", out)
 	}
