@@ -120,3 +120,60 @@ func TestCheckMemoryIsBounded(t *testing.T) {
 		t.Fatalf("a usual program under the same limit: %+v", res)
 	}
 }
+
+// TestCacheKeepsNoResultOfFilesThatChanged (attack): a check whose files
+// change while it runs (the tree regenerated, a program saved again) must
+// not leave a result that later checks take for the files as they are
+// now: the compiler saw other files than those the cache would record.
+func TestCacheKeepsNoResultOfFilesThatChanged(t *testing.T) {
+	t.Parallel()
+	real := pinnedCompiler(t)
+	// wrapper runs the real compiler, and the first time the shell
+	// commands before and after it.
+	wrapper := func(t *testing.T, before, after string) *Compiler {
+		t.Helper()
+		dir := t.TempDir()
+		once := filepath.Join(dir, "once")
+		exe := filepath.Join(dir, "tsc")
+		writeFile(t, exe, "#!/bin/sh\nif [ ! -e '"+once+"' ]; then touch '"+once+"'; "+before+"; fi\n'"+real.Path+"' \"$@\"\nrc=$?\nif [ ! -e '"+once+".after' ]; then touch '"+once+".after'; "+after+"; fi\nexit $rc\n")
+		if err := os.Chmod(exe, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Find(FindOptions{Configured: exe, PATH: "/usr/bin:/bin"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.libDirs = real.libDirs
+		return c
+	}
+	const program = "import { getSheet } from \"./servers/google-drive/getSheet\";\nconst title: string = (await getSheet({ sheetId: \"abc123\" })).title;\nexport default title;\n"
+	t.Run("a tree file changes while the compiler runs", func(t *testing.T) {
+		ws := demoWorkspace(t)
+		tool := filepath.Join(ws, "servers", "google-drive", "getSheet.ts")
+		c := wrapper(t, ":", "sed -i 's/title: string;/title: number;/' '"+tool+"'")
+		if res := check(t, c, request(ws, program)); !res.OK {
+			t.Fatalf("the first check (of the tree before the change): %+v", res)
+		}
+		// title is a number now: the program does not type-check.
+		if res := check(t, c, request(ws, program)); res.OK || res.Cached {
+			t.Fatalf("the check of the changed tree: %+v", res)
+		}
+	})
+	t.Run("the program file changes before the compiler reads it", func(t *testing.T) {
+		ws := demoWorkspace(t)
+		bad := strings.Replace(program, "const title: string", "const title: number", 1)
+		prog := filepath.Join(ws, "prog.ts")
+		writeFile(t, prog, bad)
+		// Saved again, correct, between the check's read and the compiler's.
+		good := filepath.Join(t.TempDir(), "good.ts")
+		writeFile(t, good, program)
+		c := wrapper(t, "cp '"+good+"' '"+prog+"'", ":")
+		req := request(ws, "")
+		req.Source, req.Program = nil, "prog.ts"
+		check(t, c, req)
+		writeFile(t, prog, bad) // the wrong program again
+		if res := check(t, c, req); res.OK || res.Cached {
+			t.Fatalf("the check of the wrong program: %+v", res)
+		}
+	})
+}

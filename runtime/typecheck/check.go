@@ -171,11 +171,11 @@ func (c *Compiler) Check(ctx context.Context, req Request) (*Result, error) {
 		res.Cached = true
 		return res, nil
 	}
-	res, deps, err := c.check(ctx, req, source)
+	res, deps, stable, err := c.check(ctx, req, source)
 	if err != nil {
 		return nil, err
 	}
-	if cacheable(res) {
+	if stable && cacheable(res) {
 		cache.store(key, deps, res)
 	}
 	return res, nil
@@ -207,24 +207,25 @@ func cacheable(res *Result) bool {
 	return true
 }
 
-// check runs the compiler once.
-func (c *Compiler) check(ctx context.Context, req Request, source []byte) (*Result, []dep, error) {
+// check runs the compiler once. stable is unset when a file it read
+// changed while it ran: the result is not that of the files as they are.
+func (c *Compiler) check(ctx context.Context, req Request, source []byte) (res *Result, deps []dep, stable bool, err error) {
 	ws := req.Workspace
 	if err := os.MkdirAll(req.StateDir, 0o755); err != nil {
-		return nil, nil, fmt.Errorf("type check: %w", err)
+		return nil, nil, false, fmt.Errorf("type check: %w", err)
 	}
 	removeStale(req.StateDir)
 	tmp, err := os.MkdirTemp(req.StateDir, runDirPrefix)
 	if err != nil {
-		return nil, nil, fmt.Errorf("type check: %w", err)
+		return nil, nil, false, fmt.Errorf("type check: %w", err)
 	}
 	defer os.RemoveAll(tmp)
 	if tmp, err = filepath.EvalSymlinks(tmp); err != nil {
-		return nil, nil, fmt.Errorf("type check: %w", err)
+		return nil, nil, false, fmt.Errorf("type check: %w", err)
 	}
 	decl := filepath.Join(tmp, declFileName)
 	if err := os.WriteFile(decl, req.Declarations, 0o644); err != nil {
-		return nil, nil, fmt.Errorf("type check: %w", err)
+		return nil, nil, false, fmt.Errorf("type check: %w", err)
 	}
 	opts := map[string]any{}
 	for k, v := range compilerOptions {
@@ -239,11 +240,11 @@ func (c *Compiler) check(ctx context.Context, req Request, source []byte) (*Resu
 	if req.Source != nil {
 		dir := filepath.Join(tmp, programDir)
 		if err := os.Mkdir(dir, 0o755); err != nil {
-			return nil, nil, fmt.Errorf("type check: %w", err)
+			return nil, nil, false, fmt.Errorf("type check: %w", err)
 		}
 		program = filepath.Join(dir, path.Base(req.Program))
 		if err := os.WriteFile(program, req.Source, 0o644); err != nil {
-			return nil, nil, fmt.Errorf("type check: %w", err)
+			return nil, nil, false, fmt.Errorf("type check: %w", err)
 		}
 		if !req.OwnFolder {
 			// Its relative imports lead from where it is shown to be.
@@ -256,15 +257,22 @@ func (c *Compiler) check(ctx context.Context, req Request, source []byte) (*Resu
 	}, "", "  ")
 	configPath := filepath.Join(tmp, configFile)
 	if err := os.WriteFile(configPath, config, 0o644); err != nil {
-		return nil, nil, fmt.Errorf("type check: %w", err)
+		return nil, nil, false, fmt.Errorf("type check: %w", err)
 	}
+	// When the compiler starts, by the file system's clock: a file it
+	// reads that was modified later may have changed under it.
+	cfg, err := os.Stat(configPath)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("type check: %w", err)
+	}
+	started := cfg.ModTime()
 
 	out, runErr := c.run(ctx, ws, configPath, req.Timeout, req.MemoryLimit)
 	if runErr != nil {
 		// Whatever it printed before it failed can quote any file it
 		// read, and its list of those files may be cut: nothing of it is
 		// shown.
-		return nil, nil, fmt.Errorf("type check: %s failed: %w", c, runErr)
+		return nil, nil, false, fmt.Errorf("type check: %s failed: %w", c, runErr)
 	}
 	parsed := parseOutput(out)
 	// It lists the files it read last, the program itself last of all
@@ -272,17 +280,23 @@ func (c *Compiler) check(ctx context.Context, req Request, source []byte) (*Resu
 	// the program is not all it read.
 	if n := len(parsed.files); n == 0 || !sameFile(parsed.files[n-1], ws, program) {
 		if len(parsed.global) > 0 { // errors of no file: of the configuration
-			return nil, nil, c.rejected(parsed.global[0])
+			return nil, nil, false, c.rejected(parsed.global[0])
 		}
-		return nil, nil, fmt.Errorf("type check: %s ended without listing all the files it read: is it a TypeScript compiler? (mcpcode needs TypeScript 5 or later, best 7: %s)", c, "npm i -D typescript@7")
+		return nil, nil, false, fmt.Errorf("type check: %s ended without listing all the files it read: is it a TypeScript compiler? (mcpcode needs TypeScript 5 or later, best 7: %s)", c, "npm i -D typescript@7")
 	}
 	parsed.configErrors(ws, tmp, program)
 
-	res := &Result{OK: len(parsed.diags) == 0, Errors: len(parsed.diags), Compiler: c.String(), Files: []string{}, Diagnostics: []Diagnostic{}}
+	res = &Result{OK: len(parsed.diags) == 0, Errors: len(parsed.diags), Compiler: c.String(), Files: []string{}, Diagnostics: []Diagnostic{}}
+	stable = true
+	if req.Source == nil {
+		// The compiler read the program's file itself: the text the key
+		// names, unless it was saved again meanwhile.
+		now, err := os.ReadFile(program)
+		stable = err == nil && bytes.Equal(now, source)
+	}
 	// Confinement: the compiler reads what the program names (imports,
 	// references, type queries), anywhere. Nothing it said is shown
 	// unless it read only what a program may import.
-	var deps []dep
 	var refused int
 	for _, f := range parsed.files {
 		abs := f
@@ -315,15 +329,18 @@ func (c *Compiler) check(ctx context.Context, req Request, source []byte) (*Resu
 			refused++
 			continue
 		}
+		if fi, err := os.Stat(real); err != nil || fi.ModTime().After(started) {
+			stable = false
+		}
 		deps = append(deps, dep{Path: rel, SHA256: hashBytes(data), data: data})
 		res.Files = append(res.Files, rel)
 	}
 	if refused > 0 {
 		return &Result{Errors: 1, Compiler: c.String(), Files: []string{}, Diagnostics: []Diagnostic{{File: req.Program,
-			Message: fmt.Sprintf("the program (or a file it imports) refers to %d file(s) that programs may not import: outside the workspace, in node_modules, hidden, under workspace/ or .mcpcode/, or not code (mcp.json, .cts and .cjs files); nothing else of the check is shown. Import only the tree (servers/...), approved skills (skills/<name>), the program's own files, mcpcode:runtime and mcpcode:fs, and reference no other files (/// <reference>, import(\"...\") types)", refused)}}}, nil, nil
+			Message: fmt.Sprintf("the program (or a file it imports) refers to %d file(s) that programs may not import: outside the workspace, in node_modules, hidden, under workspace/ or .mcpcode/, or not code (mcp.json, .cts and .cjs files); nothing else of the check is shown. Import only the tree (servers/...), approved skills (skills/<name>), the program's own files, mcpcode:runtime and mcpcode:fs, and reference no other files (/// <reference>, import(\"...\") types)", refused)}}}, nil, false, nil
 	}
 	if len(parsed.global) > 0 {
-		return nil, nil, c.rejected(parsed.global[0])
+		return nil, nil, false, c.rejected(parsed.global[0])
 	}
 	slices.Sort(res.Files)
 	m := mapper{ws: ws, tmp: tmp, program: program, name: req.Program}
@@ -341,7 +358,7 @@ func (c *Compiler) check(ctx context.Context, req Request, source []byte) (*Resu
 		diag.Hint = explain.hint(diag)
 		res.Diagnostics = append(res.Diagnostics, diag)
 	}
-	return res, deps, nil
+	return res, deps, stable, nil
 }
 
 // rejected is the error of a compiler that rejected the check's own
