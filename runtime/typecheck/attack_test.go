@@ -177,3 +177,47 @@ func TestCacheKeepsNoResultOfFilesThatChanged(t *testing.T) {
 		}
 	})
 }
+
+// TestCheckTellsNotWhetherAFileOutsideExists (attack): the compiler looks
+// for what a program names anywhere; when it finds nothing it says so
+// (TS2307, TS6053), when it finds a file there the check refuses. A
+// program could so learn which files exist outside the workspace (the
+// user's credentials files, other projects): both are the same refusal.
+func TestCheckTellsNotWhetherAFileOutsideExists(t *testing.T) {
+	t.Parallel()
+	c := pinnedCompiler(t)
+	ws := demoWorkspace(t)
+	outside := t.TempDir()
+	writeFile(t, filepath.Join(outside, "creds.json"), `{}`)
+	writeFile(t, filepath.Join(outside, "types.d.ts"), "declare const x: 1;\n")
+	rel, _ := filepath.Rel(ws, outside)
+	rel = filepath.ToSlash(rel)
+	abs := filepath.ToSlash(outside)
+	for _, tt := range []struct{ name, exists, missing string }{
+		{"absolute import", `import c from "` + abs + `/creds.json";`, `import c from "` + abs + `/nothing.json";`},
+		{"relative import", `import c from "./` + rel + `/creds.json";`, `import c from "./` + rel + `/nothing.json";`},
+		{"import type", `type C = typeof import("` + abs + `/creds.json");`, `type C = typeof import("` + abs + `/nothing.json");`},
+		{"reference path", `/// <reference path="` + abs + `/types.d.ts" />`, `/// <reference path="` + abs + `/nothing.d.ts" />`},
+		{"relative reference path", `/// <reference path="./` + rel + `/types.d.ts" />`, `/// <reference path="./` + rel + `/nothing.d.ts" />`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, asFile := range []bool{false, true} {
+				var shown [2]string
+				for i, src := range []string{tt.exists, tt.missing} {
+					src += "\nexport default 1;\n"
+					req := request(ws, src)
+					if asFile {
+						writeFile(t, filepath.Join(ws, "probe.ts"), src)
+						req.Source, req.Program = nil, "probe.ts"
+					}
+					res := check(t, c, req)
+					out, _ := json.Marshal(res.Diagnostics)
+					shown[i] = string(out)
+				}
+				if shown[0] != shown[1] || !strings.Contains(shown[0], "may not import") {
+					t.Errorf("as a file %v: a file that exists: %s\na file that does not: %s", asFile, shown[0], shown[1])
+				}
+			}
+		})
+	}
+}

@@ -296,7 +296,8 @@ func (c *Compiler) check(ctx context.Context, req Request, source []byte) (res *
 	}
 	// Confinement: the compiler reads what the program names (imports,
 	// references, type queries), anywhere. Nothing it said is shown
-	// unless it read only what a program may import.
+	// unless it read only what a program may import, and looked for
+	// nothing elsewhere.
 	var refused int
 	for _, f := range parsed.files {
 		abs := f
@@ -335,15 +336,20 @@ func (c *Compiler) check(ctx context.Context, req Request, source []byte) (res *
 		deps = append(deps, dep{Path: rel, SHA256: hashBytes(data), data: data})
 		res.Files = append(res.Files, rel)
 	}
+	m := mapper{ws: ws, tmp: tmp, program: program, name: req.Program}
+	for _, d := range parsed.diags {
+		if m.lookedOutside(d, req.Importable) {
+			refused++
+		}
+	}
 	if refused > 0 {
 		return &Result{Errors: 1, Compiler: c.String(), Files: []string{}, Diagnostics: []Diagnostic{{File: req.Program,
-			Message: fmt.Sprintf("the program (or a file it imports) refers to %d file(s) that programs may not import: outside the workspace, in node_modules, hidden, under workspace/ or .mcpcode/, or not code (mcp.json, .cts and .cjs files); nothing else of the check is shown. Import only the tree (servers/...), approved skills (skills/<name>), the program's own files, mcpcode:runtime and mcpcode:fs, and reference no other files (/// <reference>, import(\"...\") types)", refused)}}}, nil, false, nil
+			Message: "the program (or a file it imports) names files that programs may not import: outside the workspace, in node_modules, hidden, under workspace/ or .mcpcode/, or not code (mcp.json, .cts and .cjs files); nothing else of the check is shown (not even which, nor whether they exist). Import only the tree (servers/...), approved skills (skills/<name>), the program's own files, mcpcode:runtime and mcpcode:fs, and reference no other files (/// <reference>, import(\"...\") types)"}}}, nil, false, nil
 	}
 	if len(parsed.global) > 0 {
 		return nil, nil, false, c.rejected(parsed.global[0])
 	}
 	slices.Sort(res.Files)
-	m := mapper{ws: ws, tmp: tmp, program: program, name: req.Program}
 	files := map[string][]byte{req.Program: source}
 	for _, d := range deps {
 		files[d.Path] = d.data

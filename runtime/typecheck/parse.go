@@ -96,6 +96,44 @@ func (o *output) configErrors(ws, tmp, program string) {
 	o.diags = kept
 }
 
+// Diagnostics of something not found where a program named it.
+const (
+	codeCannotFindModuleDid = 2792 // Cannot find module 'x'. Did you mean to set the 'moduleResolution' option ...
+	codeFileNotFound        = 6053 // File '/abs/x.ts' not found.
+)
+
+var quoted = regexp.MustCompile(`'([^']*)'`)
+
+// lookedOutside reports whether d says that nothing was found where a
+// program may not look: a module named by an absolute path or by a
+// relative one out of the workspace, a referenced file (named as resolved)
+// outside the workspace or that may not be imported. Where something is
+// found there, the check refuses the program (the compiler listed the
+// file): that nothing is there must not be told either.
+func (m mapper) lookedOutside(d rawDiag, importable func(rel string) string) bool {
+	if d.code != codeCannotFindModule && d.code != codeCannotFindModuleDid && d.code != codeFileNotFound {
+		return false
+	}
+	q := quoted.FindStringSubmatch(d.message)
+	if q == nil {
+		return false
+	}
+	name := q[1]
+	switch {
+	case path.IsAbs(name) || filepath.IsAbs(name) || filepath.VolumeName(name) != "":
+		if d.code != codeFileNotFound {
+			return true // the bundler takes no absolute path
+		}
+		rel, err := filepath.Rel(m.ws, filepath.Clean(name))
+		return err != nil || !filepath.IsLocal(rel) || importable != nil && importable(filepath.ToSlash(rel)) != ""
+	case strings.HasPrefix(name, "./") || strings.HasPrefix(name, "../") || name == "..":
+		// From the file as shown, in the workspace.
+		logical := path.Join(path.Dir(m.path(d.file)), name)
+		return logical == ".." || strings.HasPrefix(logical, "../") || path.IsAbs(logical)
+	}
+	return false
+}
+
 // mapper turns the compiler's paths into the workspace's.
 type mapper struct {
 	ws, tmp string
