@@ -221,3 +221,20 @@ func TestCheckTellsNotWhetherAFileOutsideExists(t *testing.T) {
 		})
 	}
 }
+
+// TestMessagesOfAProgramAtTheRootKeepTheirPaths: the check takes its own
+// paths out of messages; for a program file at the workspace's root that
+// must not take "./" out of every path the message quotes (an import
+// "./servers/x" shown as "servers/x", "../x" as ".x").
+func TestMessagesOfAProgramAtTheRootKeepTheirPaths(t *testing.T) {
+	t.Parallel()
+	c := pinnedCompiler(t)
+	ws := demoWorkspace(t)
+	writeFile(t, filepath.Join(ws, "prog.ts"), "import { getSheet } from \"./servers/google-drive/getSheeet\";\nexport default getSheet;\n")
+	req := request(ws, "")
+	req.Source, req.Program = nil, "prog.ts"
+	res := check(t, c, req)
+	if len(res.Diagnostics) != 1 || !strings.Contains(res.Diagnostics[0].Message, "'./servers/google-drive/getSheeet'") {
+		t.Fatalf("%+v", res.Diagnostics)
+	}
+}

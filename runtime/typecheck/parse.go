@@ -176,7 +176,7 @@ func (m mapper) text(s string) string {
 	} else {
 		shownDir += "/"
 	}
-	if rel, err := filepath.Rel(m.ws, filepath.Dir(m.program)); err == nil && filepath.IsLocal(rel) {
+	if rel, err := filepath.Rel(m.ws, filepath.Dir(m.program)); err == nil && filepath.IsLocal(rel) && rel != "." {
 		s = strings.ReplaceAll(s, filepath.ToSlash(rel)+"/", shownDir)
 	}
 	s = strings.ReplaceAll(s, progDir+"/", shownDir)
