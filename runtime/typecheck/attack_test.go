@@ -238,3 +238,22 @@ func TestMessagesOfAProgramAtTheRootKeepTheirPaths(t *testing.T) {
 		t.Fatalf("%+v", res.Diagnostics)
 	}
 }
+
+// TestHintListsNothingOutside (attack): the hint of an import that found
+// nothing lists the folder it looked in; a folder of servers/ that is a
+// symbolic link out of the workspace is not listed.
+func TestHintListsNothingOutside(t *testing.T) {
+	t.Parallel()
+	c := pinnedCompiler(t)
+	ws := demoWorkspace(t)
+	outside := t.TempDir()
+	writeFile(t, filepath.Join(outside, "hunter2-name.ts"), "")
+	if err := os.Symlink(outside, filepath.Join(ws, "servers", "linked")); err != nil {
+		t.Fatal(err)
+	}
+	res := check(t, c, request(ws, "import { x } from \"servers/linked/nothing\";\nexport default x;\n"))
+	out, _ := json.Marshal(res)
+	if strings.Contains(string(out), "hunter2-name") {
+		t.Fatalf("the hint lists a folder outside the workspace: %s", out)
+	}
+}
