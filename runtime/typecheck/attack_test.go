@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // leakyProgram imports a file outside the workspace whose content a type
@@ -255,5 +256,60 @@ func TestHintListsNothingOutside(t *testing.T) {
 	out, _ := json.Marshal(res)
 	if strings.Contains(string(out), "hunter2-name") {
 		t.Fatalf("the hint lists a folder outside the workspace: %s", out)
+	}
+}
+
+// TestCompilersRunAtMostFourAtOnce (attack): serve checks the programs of
+// all its clients, each compiler may take DefaultMemoryLimit: a host that
+// sends many programs at once must not start as many compilers. The fifth
+// check waits until one of four compilers has ended. Not parallel: the
+// limit is the process's.
+func TestCompilersRunAtMostFourAtOnce(t *testing.T) {
+	real := pinnedCompiler(t)
+	dir := t.TempDir()
+	release := filepath.Join(dir, "release")
+	exe := filepath.Join(dir, "tsc")
+	// Each compiler says it started and waits for the release.
+	writeFile(t, exe, "#!/bin/sh\ntouch '"+dir+"/started.'$$\nwhile [ ! -e '"+release+"' ]; do sleep 0.01; done\nexec '"+real.Path+"' \"$@\"\n")
+	if err := os.Chmod(exe, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Find(FindOptions{Configured: exe, PATH: "/usr/bin:/bin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.libDirs = real.libDirs
+	started := func() int {
+		m, _ := filepath.Glob(filepath.Join(dir, "started.*"))
+		return len(m)
+	}
+	const checks = maxCompilers + 2
+	done := make(chan error, checks)
+	for i := range checks {
+		ws := t.TempDir()
+		go func() {
+			res, err := c.Check(t.Context(), request(ws, fmt.Sprintf("export default %d;\n", i)))
+			if err == nil && !res.OK {
+				err = fmt.Errorf("%+v", res)
+			}
+			done <- err
+		}()
+	}
+	for deadline := time.Now().Add(time.Minute); (started() < maxCompilers || waitingForCompiler.Load() < checks-maxCompilers) && started() <= maxCompilers; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) { // a hang guard, not a speed assertion
+			t.Fatalf("%d compilers started, %d checks waiting; want %d and %d", started(), waitingForCompiler.Load(), maxCompilers, checks-maxCompilers)
+		}
+	}
+	if n := started(); n != maxCompilers {
+		t.Fatalf("%d compilers run at once, want %d", n, maxCompilers)
+	}
+	writeFile(t, release, "")
+	for range checks {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := started(); n != checks {
+		t.Errorf("%d compilers ran, want %d", n, checks)
 	}
 }

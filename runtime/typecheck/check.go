@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -23,10 +24,22 @@ import (
 // much longer.
 const DefaultTimeout = 60 * time.Second
 
-// DefaultMemoryLimit bounds the compiler's memory: a check of a usual
-// program takes well under 100 MiB; types can be written that take
-// gigabytes within the timeout.
-const DefaultMemoryLimit = 2 << 30
+// DefaultMemoryLimit bounds the compiler's memory: a check of a program
+// importing the whole 16-server corpus tree (196 files) takes under 60
+// MiB; types can be written that take gigabytes within the timeout.
+const DefaultMemoryLimit = 1 << 30
+
+// maxCompilers bounds the compilers that run at once in this process (serve
+// checks the programs of all its clients, each compiler may take
+// DefaultMemoryLimit); a check waits for its turn.
+const maxCompilers = 4
+
+// compilerSlots holds a token per compiler running; waitingForCompiler
+// counts the checks waiting for one.
+var (
+	compilerSlots      = make(chan struct{}, maxCompilers)
+	waitingForCompiler atomic.Int32
+)
 
 // DefaultMaxDiagnostics is how many diagnostics a Result holds at most.
 const DefaultMaxDiagnostics = 20
@@ -431,6 +444,15 @@ func (c *Compiler) isLib(p string) bool {
 // the start of its standard error (where a crash is told), never of its
 // output.
 func (c *Compiler) run(ctx context.Context, ws, config string, timeout time.Duration, memory int64) ([]byte, error) {
+	waitingForCompiler.Add(1)
+	select {
+	case compilerSlots <- struct{}{}:
+		waitingForCompiler.Add(-1)
+		defer func() { <-compilerSlots }()
+	case <-ctx.Done():
+		waitingForCompiler.Add(-1)
+		return nil, ctx.Err()
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.Path, "-p", config)
