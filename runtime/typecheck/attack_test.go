@@ -197,6 +197,7 @@ func TestCheckTellsNotWhetherAFileOutsideExists(t *testing.T) {
 	for _, tt := range []struct{ name, exists, missing string }{
 		{"absolute import", `import c from "` + abs + `/creds.json";`, `import c from "` + abs + `/nothing.json";`},
 		{"relative import", `import c from "./` + rel + `/creds.json";`, `import c from "./` + rel + `/nothing.json";`},
+		{"import through paths", `import c from "servers/../` + rel + `/creds.json";`, `import c from "servers/../` + rel + `/nothing.json";`},
 		{"import type", `type C = typeof import("` + abs + `/creds.json");`, `type C = typeof import("` + abs + `/nothing.json");`},
 		{"reference path", `/// <reference path="` + abs + `/types.d.ts" />`, `/// <reference path="` + abs + `/nothing.d.ts" />`},
 		{"relative reference path", `/// <reference path="./` + rel + `/types.d.ts" />`, `/// <reference path="./` + rel + `/nothing.d.ts" />`},

@@ -105,11 +105,12 @@ const (
 var quoted = regexp.MustCompile(`'([^']*)'`)
 
 // lookedOutside reports whether d says that nothing was found where a
-// program may not look: a module named by an absolute path or by a
-// relative one out of the workspace, a referenced file (named as resolved)
-// outside the workspace or that may not be imported. Where something is
-// found there, the check refuses the program (the compiler listed the
-// file): that nothing is there must not be told either.
+// program may not look: a module named by an absolute path, or by a
+// relative one or one under servers/ or skills/ that leads out of the
+// workspace; a referenced file (named as resolved) outside the workspace
+// or that may not be imported. Where something is found there, the check
+// refuses the program (the compiler listed the file): that nothing is
+// there must not be told either.
 func (m mapper) lookedOutside(d rawDiag, importable func(rel string) string) bool {
 	if d.code != codeCannotFindModule && d.code != codeCannotFindModuleDid && d.code != codeFileNotFound {
 		return false
@@ -128,10 +129,17 @@ func (m mapper) lookedOutside(d rawDiag, importable func(rel string) string) boo
 		return err != nil || !filepath.IsLocal(rel) || importable != nil && importable(filepath.ToSlash(rel)) != ""
 	case strings.HasPrefix(name, "./") || strings.HasPrefix(name, "../") || name == "..":
 		// From the file as shown, in the workspace.
-		logical := path.Join(path.Dir(m.path(d.file)), name)
-		return logical == ".." || strings.HasPrefix(logical, "../") || path.IsAbs(logical)
+		return leaves(path.Join(path.Dir(m.path(d.file)), name))
+	case strings.HasPrefix(name, "servers/") || strings.HasPrefix(name, "skills/"):
+		// From the workspace (the configuration's paths).
+		return leaves(path.Clean(name))
 	}
 	return false
+}
+
+// leaves reports whether a clean workspace-relative path leads out of it.
+func leaves(logical string) bool {
+	return logical == ".." || strings.HasPrefix(logical, "../") || path.IsAbs(logical)
 }
 
 // mapper turns the compiler's paths into the workspace's.
