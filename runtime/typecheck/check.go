@@ -143,7 +143,7 @@ var compilerOptions = map[string]any{
 
 // configVersion changes whenever what a check does changes in a way that
 // makes cached results stale (options, parsing, hints).
-const configVersion = "mcpcode-typecheck-1"
+const configVersion = "mcpcode-typecheck-2"
 
 // programDir and configFile are the check's own files in its temporary
 // directory: the program given as text goes in a folder of its own, so
