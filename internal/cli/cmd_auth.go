@@ -132,11 +132,15 @@ func (a *cli) openURL(_ context.Context, server, url string) error {
 	fmt.Fprintf(a.stderr, "Logging in to %s: opening the login page in a browser.\nIf none opens, open this URL:\n  %s\n", visible.Line(server), visible.Line(url))
 	var cmd *exec.Cmd
 	if b := os.Getenv("BROWSER"); b != "" {
-		line := b + " " + shellQuote(url)
+		// The URL is the authorization server's text: it goes to the
+		// shell as a parameter ($1), never into the command's text, where
+		// the person's own quotes around %s would undo any quoting of
+		// ours and let a "$(...)" or ";" in it run.
+		line := b + ` "$1"`
 		if strings.Contains(b, "%s") {
-			line = strings.ReplaceAll(b, "%s", shellQuote(url))
+			line = strings.ReplaceAll(b, "%s", `"$1"`)
 		}
-		cmd = exec.Command("/bin/sh", "-c", line)
+		cmd = exec.Command("/bin/sh", "-c", line, "mcpcode-browser", url)
 	} else {
 		switch goruntime.GOOS {
 		case "darwin":
@@ -156,9 +160,4 @@ func (a *cli) openURL(_ context.Context, server, url string) error {
 	// closed: do not wait for it, but reap it.
 	go func() { _ = cmd.Wait() }()
 	return nil
-}
-
-// shellQuote quotes s for /bin/sh.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
