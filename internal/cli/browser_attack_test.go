@@ -58,6 +58,27 @@ func TestBrowserCommandDoesNotRunTheURL(t *testing.T) {
 	}
 }
 
+// TestBrowserOpensOnlyWebPages: a login page whose URL is not http or
+// https (file:, a scheme some other program handles) is not handed to a
+// browser or the system's opener, which would open a local file or start
+// that program (rundll32's FileProtocolHandler runs a file: executable).
+func TestBrowserOpensOnlyWebPages(t *testing.T) {
+	dir := t.TempDir()
+	got := filepath.Join(dir, "got")
+	t.Setenv("BROWSER", "echo >> "+shellQuote(got))
+	for _, url := range []string{"file:///etc/passwd", "FILE:///C:/Windows/System32/calc.exe", "ms-msdt:/id PCWDiagnostic", "smb://evil.example/share/x.exe", "vscode://x/y", "//evil.example/x", "/authorize"} {
+		ta := newTestApp(t)
+		err := ta.cli.openURL(context.Background(), "crm", url)
+		if err == nil || !strings.Contains(err.Error(), "http") {
+			t.Errorf("%s: %v, want an error that says only http and https pages are opened", url, err)
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	if data, err := os.ReadFile(got); err == nil {
+		t.Errorf("the browser was started with %q", data)
+	}
+}
+
 // shellQuote quotes s for /bin/sh (tests' scripts).
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
