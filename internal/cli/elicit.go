@@ -218,9 +218,13 @@ func (r *rowWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// columns is the most columns a terminal gives c.
+// columns is the most columns a terminal gives c (a tab moves at most
+// eight).
 func columns(c rune) int {
-	if c < utf8.RuneSelf {
+	switch {
+	case c == '\t':
+		return 8
+	case c < utf8.RuneSelf:
 		return 1
 	}
 	return 2
