@@ -45,8 +45,7 @@ func TestAdversarialWatchdogBaseCountsGarbage(t *testing.T) {
 			// at once, and returns.
 			src := imports.String() + `const keep: string[] = [];
 for (let i = 0; i < 64; i++) keep.push("x".repeat(1 << 20) + i);
-const start = Date.now();
-while (Date.now() - start < 300) {} // hold it across many watchdog samples
+await new Promise((r) => setTimeout(r, 300)); // held across many watchdog samples
 export default keep.length;`
 			ws := newWorkspace(t, files)
 			p, err := Bundle(BundleOptions{Workspace: ws, Entry: "prog.ts", Source: []byte(src), Skills: defaultPolicy})

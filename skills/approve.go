@@ -73,7 +73,7 @@ func (w Workspace) Approve(name string, opts ApproveOptions) (*Approved, error) 
 	if err != nil {
 		return nil, fmt.Errorf("refused: %w", err)
 	}
-	if err := w.checkReviewed(name, reviewHash(name, p.Description, files), opts.SHA256); err != nil {
+	if err := w.checkReviewed(name, proposalHash(reviewHash(name, p.Description, files), p), opts.SHA256); err != nil {
 		return nil, err
 	}
 	// Analyse again now: the tree may have changed since the proposal.
@@ -120,7 +120,8 @@ func (w Workspace) reapprove(name string, opts ApproveOptions) (*Approved, error
 	if err != nil {
 		return nil, fmt.Errorf("refused: %w", err)
 	}
-	if err := w.checkReviewed(name, reviewHash(name, fm.Description, files), opts.SHA256); err != nil {
+	review := proposalHash(reviewHash(name, fm.Description, files), &Proposal{Rationale: rationaleOf(body), ProposedBy: fm.Metadata[metaProposedBy]})
+	if err := w.checkReviewed(name, review, opts.SHA256); err != nil {
 		return nil, err
 	}
 	program, ok := files[programFile]
@@ -204,7 +205,7 @@ func approvedSkillMD(info skillInfo, a *analysis, files map[string][]byte, write
 	fm := Frontmatter{Name: info.name, Description: strings.TrimSpace(info.description), Metadata: map[string]string{
 		metaTools:      strings.Join(tools, " "),
 		metaWrite:      fmt.Sprint(write),
-		metaSHA256:     approvalHash(review, write, tools, rec),
+		metaSHA256:     "",
 		metaFiles:      fileHashes(files),
 		metaProposedBy: info.proposedBy,
 	}}
@@ -213,7 +214,25 @@ func approvedSkillMD(info skillInfo, a *analysis, files map[string][]byte, write
 			fm.Metadata[k] = v
 		}
 	}
-	return renderSkillMD(fm, info.rationale, info.schema, a.tools)
+	// The approval hash covers the rest of SKILL.md: render it without
+	// the hash, read it back as verify will, then put the hash in.
+	draft, err := renderSkillMD(fm, info.rationale, info.schema, a.tools)
+	if err != nil {
+		return nil, err
+	}
+	parsed, _, err := ParseSkillMD(draft)
+	if err != nil {
+		return nil, fmt.Errorf("the SKILL.md written for %q does not read back: %w", info.name, err)
+	}
+	fm.Metadata[metaSHA256] = approvalHash(review, write, tools, rec, parsed.digest)
+	out, err := renderSkillMD(fm, info.rationale, info.schema, a.tools)
+	if err != nil {
+		return nil, err
+	}
+	if final, _, err := ParseSkillMD(out); err != nil || final.digest != parsed.digest {
+		return nil, fmt.Errorf("the SKILL.md written for %q does not keep its approval hash apart (%v): this is a bug in mcpcode", info.name, err)
+	}
+	return out, nil
 }
 
 // installSkill writes an approved skill's files into a folder of their own

@@ -122,6 +122,7 @@ func (w Workspace) card(name string, note bool) (*Card, error) {
 			Tools: p.Tools, Dynamic: p.Dynamic, Skills: p.Skills, InputSchema: p.InputSchema,
 			Changed: hashOf(program) != p.SHA256, UpdatesApproved: approved && pending, TypeCheck: p.TypeCheck}
 		c.fill(name, p.Description, files)
+		c.SHA256 = proposalHash(c.SHA256, p)
 		if c.Changed {
 			// Show what is there now, analysed afresh, so nothing hides.
 			if a, err := w.analyze(context.Background(), filepath.Join(dir, programFile), program, name); err == nil {
@@ -142,7 +143,7 @@ func (w Workspace) card(name string, note bool) (*Card, error) {
 		}
 		return c, nil
 	case approved:
-		fm, err := w.readSkillMD(name)
+		fm, body, err := w.readSkillMDBody(name)
 		if err != nil {
 			return nil, err
 		}
@@ -155,8 +156,10 @@ func (w Workspace) card(name string, note bool) (*Card, error) {
 			return nil, fmt.Errorf("skills/%s has no %s", name, programFile)
 		}
 		c := &Card{Name: name, Status: StatusApproved, Description: fm.Description, ProposedBy: fm.Metadata[metaProposedBy],
-			Write: fm.Write(), InputSchema: files[schemaFile]}
+			Rationale: rationaleOf(body), Write: fm.Write(), InputSchema: files[schemaFile]}
 		c.fill(name, fm.Description, files)
+		// Approving it again keeps why it exists and who proposed it.
+		c.SHA256 = proposalHash(c.SHA256, &Proposal{Rationale: c.Rationale, ProposedBy: c.ProposedBy})
 		if _, err := w.checkApproved(name, fm); err != nil {
 			c.Changed, c.Problem = true, err.Error()
 		}
@@ -175,6 +178,29 @@ func (w Workspace) card(name string, note bool) (*Card, error) {
 	}
 	return nil, w.notPending(name)
 }
+
+// hashCovers says what the card's hash covers.
+func (c *Card) hashCovers() string {
+	return "the name, description, why, who proposed it and every file above"
+}
+
+// approvalInChange reports whether the card is of an approved skill
+// compared with a git base (skills diff) whose approval record is not the
+// base's: the change wrote it, and it names whoever ran `skills approve`
+// on the branch as their git configuration names them, or whatever a hand
+// edit put there. It is a claim of the change, not an approval by the
+// person it names.
+func (c *Card) approvalInChange() bool {
+	d := c.SinceApproved
+	if c.Status != StatusApproved || c.Approval == nil || d == nil {
+		return false
+	}
+	b := d.BaseApproval
+	return b == nil || b.By != c.Approval.By || b.At != c.Approval.At || b.Commit != c.Approval.Commit
+}
+
+// approvalInChangeNote says what an approval recorded in a change is.
+const approvalInChangeNote = "a claim of this change, not a review: whoever ran `mcpcode skills approve` on the branch, as their git configuration names them; the review of this change is the approval"
 
 // approvedVersion reads an approved skill as a diff compares it: its
 // files, and the grant and tools its SKILL.md records.
@@ -284,7 +310,10 @@ func (c *Card) Render() string {
 			access = "GRANTED WRITE by a person"
 		}
 		fmt.Fprintf(&b, "Approved skill (proposed by %s). It is %s and runs with the caller's permissions.\n", visible.Line(dash(c.ProposedBy)), access)
-		if c.Approval != nil {
+		switch {
+		case c.approvalInChange():
+			fmt.Fprintf(&b, "Approval recorded in this change: %s (%s).\n", visible.Line(c.Approval.String()), approvalInChangeNote)
+		case c.Approval != nil:
 			fmt.Fprintf(&b, "Approved by %s.\n", visible.Line(c.Approval.String()))
 		}
 	default:
@@ -365,7 +394,7 @@ func (c *Card) Render() string {
 		renderSource(&b, "File "+visible.Line(f.Path)+" (", f.Content)
 	}
 	b.WriteString(rule + "\n")
-	fmt.Fprintf(&b, "sha256 %s (the name, description and every file above)\n", c.SHA256)
+	fmt.Fprintf(&b, "sha256 %s (%s)\n", c.SHA256, c.hashCovers())
 	switch {
 	case c.Status == StatusPending:
 		fmt.Fprintf(&b, "Approve: %s\nDismiss: mcpcode skills dismiss %s\n", c.Approve, c.Name)
@@ -396,12 +425,14 @@ func renderDiffText(b *strings.Builder, d *Diff) {
 		}
 	}
 	for _, f := range d.Files {
-		if f.Binary || len(f.Lines) == 0 {
+		if len(f.Lines) == 0 {
 			continue
 		}
 		fmt.Fprintf(b, "\n  Diff of %s:\n", visible.Line(f.Path))
 		for _, l := range f.Lines {
-			fmt.Fprintf(b, "    %s\n", visible.Line(l))
+			for _, piece := range visible.WrapLine(l, MarkdownWidth, diffContinuation(l)) {
+				fmt.Fprintf(b, "    %s\n", piece)
+			}
 		}
 	}
 }
@@ -444,6 +475,23 @@ func diffFacts(d *Diff) []fact {
 	var out []fact
 	switch d.Status {
 	case DiffAdded:
+		if r := d.Revoked; r != nil {
+			f := fact{loud: true, parts: []factPart{say("It was REVOKED at the base")}}
+			if r.By != "" {
+				f.parts = append(f.parts, say(" by "), value(r.By))
+			}
+			if at := (Approval{At: r.At}).when(); at != "" {
+				f.parts = append(f.parts, say(" on "), value(at))
+			}
+			if r.Reason != "" {
+				f.parts = append(f.parts, say(", because: "), value(r.Reason))
+			}
+			f.parts = append(f.parts, say(". This change brings it back"))
+			if d.RevokedApproval {
+				f.parts = append(f.parts, say(" WITH THE APPROVAL THAT WAS REVOKED: merged, it runs again without a new approval"))
+			}
+			return []fact{f, {parts: []factPart{say("There is no approved version to compare with.")}}}
+		}
 		return []fact{{parts: []factPart{say("A NEW skill: there is no approved version to compare with.")}}}
 	case DiffRemoved:
 		return []fact{{loud: true, parts: []factPart{say("REMOVED: the approved skill is gone (revoked). Programs and skills that import it fail; hosts no longer list it.")}}}
@@ -516,12 +564,9 @@ func diffFacts(d *Diff) []fact {
 			if i > 0 {
 				f.parts = append(f.parts, say(", "))
 			}
-			f.parts = append(f.parts, value(fd.Path))
-			switch {
-			case fd.Binary:
-				f.parts = append(f.parts, say(" "+fd.Status+" (not text)"))
-			default:
-				f.parts = append(f.parts, say(fmt.Sprintf(" %s (+%d -%d)", fd.Status, fd.Added, fd.Removed)))
+			f.parts = append(f.parts, value(fd.Path), say(fmt.Sprintf(" %s (+%d -%d)", fd.Status, fd.Added, fd.Removed)))
+			if fd.Binary {
+				f.parts = append(f.parts, say(" (holds a NUL or a byte that is not UTF-8: shown escaped)"))
 			}
 		}
 		out = append(out, f)
@@ -578,17 +623,33 @@ func clipRunes(s string, n int) string {
 	return string([]rune(s)[:n]) + "…"
 }
 
+// diffContinuation starts the pieces of a diff line broken because it is
+// long: its +/- marker, so that the rest of an added line reads as added.
+func diffContinuation(l string) string {
+	if l != "" && strings.ContainsRune("+- ", rune(l[0])) {
+		return l[:1] + "↪ "
+	}
+	return "↪ "
+}
+
 // renderSource writes a file's lines, numbered, split where JavaScript
-// ends a line; a line that ends otherwise than with a newline says so.
+// ends a line and broken when longer than MarkdownWidth (the pieces marked
+// ↪), so that nothing hides far to the right; a line that ends otherwise
+// than with a newline says so.
 func renderSource(b *strings.Builder, title, src string) {
-	lines := visible.Lines(src)
-	fmt.Fprintf(b, "\n%s%d lines, %d bytes):\n", title, len(lines), len(src))
-	for i, l := range lines {
+	fmt.Fprintf(b, "\n%s%d lines, %d bytes):\n", title, len(visible.Lines(src)), len(src))
+	n := 0
+	for _, l := range visible.WrappedLines(src, MarkdownWidth) {
+		prefix := "   ↪ │ "
+		if !l.Continued {
+			n++
+			prefix = fmt.Sprintf("%4d │ ", n)
+		}
 		end := ""
 		if l.End != "" {
 			end = "  ⏎ (line ends with " + l.End + ")"
 		}
-		fmt.Fprintf(b, "%4d │ %s%s\n", i+1, l.Text, end)
+		fmt.Fprintf(b, "%s%s%s\n", prefix, l.Text, end)
 	}
 }
 
@@ -672,6 +733,12 @@ func (d *GitDiff) Render() string {
 		note := ch.Diff.Status
 		if ch.Diff.Grant != nil && ch.Diff.Grant.Widened {
 			note += ", ASKS FOR WRITE ACCESS"
+		}
+		if ch.Diff.Revoked != nil {
+			note += ", REVOKED AT THE BASE: brought back"
+		}
+		if ch.Diff.Status == DiffAdded && ch.Card != nil && ch.Card.Write {
+			note += ", WITH WRITE ACCESS"
 		}
 		fmt.Fprintf(&b, "  %-30s %s\n", visible.Line(ch.Diff.Name), note)
 	}

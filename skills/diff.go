@@ -41,6 +41,13 @@ type Diff struct {
 	Examples []ExampleChange `json:"examples,omitempty"`
 	// Files are the files that differ, with their line diffs.
 	Files []FileDiff `json:"files,omitempty"`
+	// Revoked is set for a skill added against a base where a skill of
+	// that name was revoked (skills diff): this change brings it back.
+	// RevokedApproval says that it carries the very approval that was
+	// revoked (its folder moved back): merged, it would run again without
+	// anyone approving it anew.
+	Revoked         *Revocation `json:"revoked,omitempty"`
+	RevokedApproval bool        `json:"revokedApproval,omitempty"`
 }
 
 // Statuses of a Diff, a FileDiff and an ExampleChange.
@@ -111,8 +118,10 @@ type ExampleChange struct {
 type FileDiff struct {
 	Path   string `json:"path"`
 	Status string `json:"status"`
-	// Binary is set for a file that is not UTF-8 text: only its sizes are
-	// compared.
+	// Binary is set for a file that is not UTF-8 text (a byte that is not
+	// UTF-8, or a NUL). Its lines are diffed all the same: a program that
+	// bundles may hold such a byte in a comment, and a reviewer must see
+	// what changed in it (renderers escape every line).
 	Binary bool     `json:"binary,omitempty"`
 	Lines  []string `json:"lines,omitempty"`
 	// Added and Removed count the lines.
@@ -358,11 +367,8 @@ func fileDiffs(base, head map[string][]byte) []FileDiff {
 		case !inHead:
 			fd.Status = DiffRemoved
 		}
-		if !utf8.Valid(b) || !utf8.Valid(h) || bytes.IndexByte(b, 0) >= 0 || bytes.IndexByte(h, 0) >= 0 {
-			fd.Binary = true
-		} else {
-			fd.Lines, fd.Added, fd.Removed = unifiedDiff(splitLines(string(b)), splitLines(string(h)), 3)
-		}
+		fd.Binary = !utf8.Valid(b) || !utf8.Valid(h) || bytes.IndexByte(b, 0) >= 0 || bytes.IndexByte(h, 0) >= 0
+		fd.Lines, fd.Added, fd.Removed = unifiedDiff(splitLines(string(b)), splitLines(string(h)), 3)
 		out = append(out, fd)
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpcode/mcpcode/internal/layout"
 )
 
 // GitDiff is what changed in the approved skills between a git base and
@@ -52,6 +55,9 @@ func (w Workspace) DiffGit(ctx context.Context, base string) (*GitDiff, error) {
 	if base == "" || strings.HasPrefix(base, "-") || strings.ContainsAny(base, "\x00\n") {
 		return nil, fmt.Errorf("--base %q is not a git revision: give a branch, tag or commit, like origin/main", base)
 	}
+	if err := w.noSymlinkDirs(); err != nil {
+		return nil, fmt.Errorf("refused: %w", err) // skills/ itself: nothing in it is listed
+	}
 	g, err := openRepo(ctx, w.Root)
 	if err != nil {
 		return nil, err
@@ -89,7 +95,9 @@ func (w Workspace) DiffGit(ctx context.Context, base string) (*GitDiff, error) {
 		all[n] = true
 	}
 	for n := range baseSkills {
-		all[n] = true
+		if !strings.HasPrefix(n, revokedKey) {
+			all[n] = true
+		}
 	}
 	baseName := base + " at " + shortHash(commit)
 	for _, name := range sortedNames(all) {
@@ -126,6 +134,9 @@ func (w Workspace) DiffGit(ctx context.Context, base string) (*GitDiff, error) {
 			head.description, head.write = fm.Description, fm.Write()
 		}
 		ch.Diff = diffVersions(name, baseName, baseVersion, head)
+		if baseVersion == nil {
+			ch.Diff.Revoked, ch.Diff.RevokedApproval = revokedAt(baseSkills, name, headMD)
+		}
 		if card != nil {
 			card.SinceApproved = ch.Diff
 			ch.Card = card
@@ -213,8 +224,10 @@ func (g *repo) readSkillsAt(commit, dir string) (map[string]*baseSkill, error) {
 	skills := map[string]*baseSkill{}
 	type blob struct {
 		skill, rel, sha string
+		revoked         bool // skills/.revoked/<skill>/rel
 	}
 	var blobs []blob
+	revoked := 0
 	for _, entry := range strings.Split(listing, "\x00") {
 		meta, p, ok := strings.Cut(entry, "\t")
 		if !ok {
@@ -226,6 +239,17 @@ func (g *repo) readSkillsAt(commit, dir string) (map[string]*baseSkill, error) {
 			continue
 		}
 		name, file, ok := strings.Cut(rel, "/")
+		if name == layout.RevokedDir && fields[1] == "blob" {
+			// What a pull request that brings a revoked skill back must say:
+			// its revocation and the approval that was revoked.
+			name, file, _ = strings.Cut(file, "/")
+			size, _ := strconv.Atoi(fields[3])
+			if (file == revokedRecordFile || file == skillMDFile) && size <= maxSkillBytes>>4 && revoked < 2*maxBaseSkills {
+				revoked++
+				blobs = append(blobs, blob{skill: name, rel: file, sha: fields[2], revoked: true})
+			}
+			continue
+		}
 		if !ok || strings.HasPrefix(name, ".") {
 			continue // skills/README.md, pending proposals, dismissed ones
 		}
@@ -254,7 +278,7 @@ func (g *repo) readSkillsAt(commit, dir string) (map[string]*baseSkill, error) {
 			continue
 		}
 		s.size += size
-		blobs = append(blobs, blob{name, file, sha})
+		blobs = append(blobs, blob{skill: name, rel: file, sha: sha})
 	}
 	if len(blobs) == 0 {
 		return skills, nil
@@ -268,13 +292,50 @@ func (g *repo) readSkillsAt(commit, dir string) (map[string]*baseSkill, error) {
 		return nil, err
 	}
 	for i, b := range blobs {
-		if b.rel == skillMDFile {
+		switch {
+		case b.revoked:
+			s := skills[revokedKey+b.skill]
+			if s == nil {
+				s = &baseSkill{files: map[string][]byte{}}
+				skills[revokedKey+b.skill] = s
+			}
+			if b.rel == skillMDFile {
+				s.skillMD = contents[i]
+			} else {
+				s.files[b.rel] = contents[i]
+			}
+		case b.rel == skillMDFile:
 			skills[b.skill].skillMD = contents[i]
-		} else {
+		default:
 			skills[b.skill].files[b.rel] = contents[i]
 		}
 	}
 	return skills, nil
+}
+
+// revokedKey prefixes, in the map readSkillsAt returns, the skills
+// revoked at the base (skills/.revoked/<name>/: its record and SKILL.md).
+const revokedKey = layout.RevokedDir + "/"
+
+// revokedAt says whether name was revoked at the base, with the record of
+// its revocation, and whether head carries the very approval that was
+// revoked (its folder moved back).
+func revokedAt(base map[string]*baseSkill, name string, headMD []byte) (*Revocation, bool) {
+	b := base[revokedKey+name]
+	if b == nil {
+		return nil, false
+	}
+	r := &Revocation{}
+	if data, ok := b.files[revokedRecordFile]; ok && json.Unmarshal(data, r) != nil {
+		r = &Revocation{}
+	}
+	same := false
+	if old, _, err := ParseSkillMD(b.skillMD); err == nil && old.SHA256() != "" {
+		if now, _, err := ParseSkillMD(headMD); err == nil {
+			same = strings.EqualFold(strings.TrimSpace(old.SHA256()), strings.TrimSpace(now.SHA256()))
+		}
+	}
+	return r, same
 }
 
 // catFiles reads blobs by hash with one `git cat-file --batch`.

@@ -3,7 +3,6 @@ package skills
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,12 +87,12 @@ func approve(w Workspace, name string, opts ApproveOptions) (*Approved, error) {
 func installApproved(t *testing.T, w Workspace, name, program string, write bool, tools ...string) {
 	t.Helper()
 	files := map[string][]byte{programFile: []byte(program)}
-	desc := "Does " + name + "."
-	fm := Frontmatter{Name: name, Description: desc, Metadata: map[string]string{
-		metaTools: strings.Join(tools, " "), metaWrite: fmt.Sprint(write),
-		metaSHA256: approvalHash(reviewHash(name, desc, files), write, tools, Approval{}), metaFiles: fileHashes(files),
-	}}
-	md, err := renderSkillMD(fm, "", nil, nil)
+	a := &analysis{}
+	for _, tool := range tools {
+		server, name, _ := strings.Cut(tool, ".")
+		a.tools = append(a.tools, ToolUse{Server: server, Tool: name, Known: true, ReadOnly: !write})
+	}
+	md, err := approvedSkillMD(skillInfo{name: name, description: "Does " + name + "."}, a, files, write, Approval{})
 	if err != nil {
 		t.Fatal(err)
 	}

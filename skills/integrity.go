@@ -16,14 +16,16 @@ import (
 // What approval binds. A skill is its folder skills/<name>/: every file in
 // it but SKILL.md (index.ts, input.schema.json, recorded examples, any
 // helper file), plus what SKILL.md says about it: name, description, the
-// write grant and the tools it may call. Two hashes cover that:
+// write grant, the tools it may call, and the rest of SKILL.md (its other
+// fields and its text, which agents read). Two hashes cover that:
 //
 //   - the review hash covers the name, the description and the files. The
 //     review card prints it, and `skills approve NAME --sha256 HASH`
 //     approves exactly what has that hash: what the reviewer read.
 //   - the approval hash, recorded in SKILL.md as mcpcode-sha256, covers the
-//     review hash, the write grant, the tools and the approval's record:
-//     who approved, when, and at which commit. Running, importing or
+//     review hash, the write grant, the tools, the approval's record (who
+//     approved, when, and at which commit) and all of SKILL.md but the
+//     approval hash itself (skillMDDigest). Running, importing or
 //     verifying a skill whose files, grant or record no longer give the
 //     recorded hash is refused, with the reason and the command that
 //     re-approves it.
@@ -43,11 +45,13 @@ const (
 // hashFormat versions the text the review hash is computed over.
 const hashFormat = "mcpcode skill v1"
 
-// approvalFormat versions the text of the approval hash. Version 2 added
-// the approval's record (by, at, commit); a SKILL.md whose hash is of
-// version 1 (written before) still verifies, and its record is shown as
-// unbound (Approval.Unbound) until the skill is approved again.
-const approvalFormat = "mcpcode approval v2"
+// approvalFormat versions the text of the approval hash: the approval's
+// record (by, at, commit) and the rest of SKILL.md (skillMDDigest): its
+// body, which agents read, and its other fields. (Version 2, which left the
+// rest of SKILL.md unbound, was never released.) A SKILL.md whose hash is of
+// version 1 (written by earlier releases) still verifies; its record is
+// shown as unbound (Approval.Unbound) until the skill is approved again.
+const approvalFormat = "mcpcode approval v3"
 
 // reviewHash is the hash a reviewer approves: name, description, files.
 func reviewHash(name, description string, files map[string][]byte) string {
@@ -59,13 +63,26 @@ func reviewHash(name, description string, files map[string][]byte) string {
 	return hashOf([]byte(b.String()))
 }
 
-// approvalHash is the hash SKILL.md records: the review hash, the grant
-// and the approval's record.
-func approvalHash(review string, write bool, tools []string, rec Approval) string {
+// proposalHash is the hash a card prints and approving it checks: the
+// review hash and what else approval writes into SKILL.md (why it exists,
+// who proposed it; for an approved skill, what its SKILL.md says of them),
+// so that other text put there after the card was read (proposing again
+// with the same files, an edit of SKILL.md) does not get approved.
+func proposalHash(review string, p *Proposal) string {
+	return hashOf(fmt.Appendf(nil, "mcpcode proposal v1\nreview %s\nrationale %q\nproposed-by %q\n", review, p.Rationale, p.ProposedBy))
+}
+
+// approvalHash is the hash SKILL.md records: the review hash, the grant,
+// the approval's record and the digest of the rest of SKILL.md.
+func approvalHash(review string, write bool, tools []string, rec Approval, skillMD string) string {
+	return hashOf(fmt.Appendf(nil, "%sskill.md %s\n", approvalText(approvalFormat, review, write, tools, rec), skillMD))
+}
+
+func approvalText(format, review string, write bool, tools []string, rec Approval) string {
 	tools = slices.Clone(tools)
 	slices.Sort(tools)
-	return hashOf(fmt.Appendf(nil, "%s\nreview %s\nwrite %t\ntools %q\napproved-by %q\napproved-at %q\napproved-commit %q\n",
-		approvalFormat, review, write, tools, rec.By, rec.At, rec.Commit))
+	return fmt.Sprintf("%s\nreview %s\nwrite %t\ntools %q\napproved-by %q\napproved-at %q\napproved-commit %q\n",
+		format, review, write, tools, rec.By, rec.At, rec.Commit)
 }
 
 // approvalHashV1 is the approval hash of SKILL.md files written before the
@@ -78,14 +95,17 @@ func approvalHashV1(review string, write bool, tools []string) string {
 
 // matchesApproval reports whether files and SKILL.md give the recorded
 // approval hash, and whether they do only as a version 1 hash, which does
-// not cover the record.
+// not cover the record. Version 1 SKILL.md files recorded no approval time
+// or commit (only, unbound, who approved): a version 1 hash next to either
+// was computed by hand over an edited record, and does not match.
 func matchesApproval(name string, fm *Frontmatter, files map[string][]byte) (ok, v1 bool) {
 	review := reviewHash(name, fm.Description, files)
+	rec := fm.Approval()
 	switch fm.SHA256() {
-	case approvalHash(review, fm.Write(), fm.Tools(), fm.Approval()):
+	case approvalHash(review, fm.Write(), fm.Tools(), rec, fm.digest):
 		return true, false
 	case approvalHashV1(review, fm.Write(), fm.Tools()):
-		return true, true
+		return rec.At == "" && rec.Commit == "", true
 	}
 	return false, false
 }
@@ -196,6 +216,9 @@ func (w Workspace) checkApproved(name string, fm *Frontmatter) (map[string][]byt
 		return nil, fmt.Errorf("skills/%s/SKILL.md records no %s, so nothing says what was approved: %s", name, metaSHA256, reapproveHint(name))
 	}
 	if ok, _ := matchesApproval(name, fm, files); ok {
+		if r := w.revokedApproval(name, fm); r != nil {
+			return nil, fmt.Errorf("%s: its files were put back, but the approval they carry is the one that was revoked; a person must approve it again: %s", revokedMessage(name, r), reapproveHint(name))
+		}
 		return files, nil
 	}
 	return nil, &mismatchError{name: name, changes: changes(files, fm), claim: approvalClaim(fm), changed: changedFiles(files, fm)}
@@ -246,7 +269,7 @@ func reapproveHint(name string) string {
 func changes(files map[string][]byte, fm *Frontmatter) string {
 	changed := changedFiles(files, fm)
 	if len(changed) == 0 {
-		return "its files are as approved, so SKILL.md changed (its name, description, " + metaWrite + ", " + metaTools + " or the approval's record)"
+		return "its files are as approved, so SKILL.md changed (its name, description, " + metaWrite + ", " + metaTools + ", the approval's record, another field or its text)"
 	}
 	var out []string
 	for _, c := range changed {

@@ -83,7 +83,10 @@ func (c *Card) Markdown(o MarkdownOptions) string {
 			access = "**WRITE granted by a person**"
 		}
 		fmt.Fprintf(&b, "- **Status:** approved; %s; runs with the caller's permissions\n", access)
-		if c.Approval != nil {
+		switch {
+		case c.approvalInChange():
+			fmt.Fprintf(&b, "- **Approval recorded in this change:** %s (%s)\n", markdownApproval(*c.Approval), approvalInChangeNote)
+		case c.Approval != nil:
 			fmt.Fprintf(&b, "- **Approved by:** %s\n", markdownApproval(*c.Approval))
 		}
 		fmt.Fprintf(&b, "- **Proposed by:** %s\n", visible.CodeSpan(dash(c.ProposedBy)))
@@ -188,7 +191,7 @@ func (c *Card) Markdown(o MarkdownOptions) string {
 	}
 
 	b.WriteString("---\n\n")
-	fmt.Fprintf(&b, "**sha256** %s (the name, description and every file above)\n\n", visible.CodeSpan(c.SHA256))
+	fmt.Fprintf(&b, "**sha256** %s (%s)\n\n", visible.CodeSpan(c.SHA256), c.hashCovers())
 	switch {
 	case c.Status == StatusPending:
 		fmt.Fprintf(&b, "**Approve:** %s  \n**Dismiss:** %s\n", visible.CodeSpan(c.Approve), visible.CodeSpan("mcpcode skills dismiss "+c.Name))
@@ -229,7 +232,7 @@ func markdownDiff(b *strings.Builder, d *Diff, h func(int) string, o MarkdownOpt
 	}
 	b.WriteString("\n")
 	for _, f := range d.Files {
-		if f.Binary || len(f.Lines) == 0 {
+		if len(f.Lines) == 0 {
 			continue
 		}
 		fmt.Fprintf(b, "%sDiff of %s\n\n", h(2), visible.CodeSpan(f.Path))
@@ -237,11 +240,7 @@ func markdownDiff(b *strings.Builder, d *Diff, h func(int) string, o MarkdownOpt
 		for _, l := range f.Lines {
 			// A broken line's pieces keep its diff marker, so that the
 			// rest of an added line reads (and is coloured) as added.
-			cont := "↪ "
-			if l != "" && strings.ContainsRune("+- ", rune(l[0])) {
-				cont = l[:1] + cont
-			}
-			lines = append(lines, visible.WrapLine(l, MarkdownWidth, cont)...)
+			lines = append(lines, visible.WrapLine(l, MarkdownWidth, diffContinuation(l))...)
 		}
 		writeClippedBlock(b, "diff", lines, o.MaxLines, true)
 	}
@@ -338,6 +337,10 @@ func (d *GitDiff) summary() string {
 	for _, ch := range d.Skills {
 		what := ch.Diff.Status
 		switch {
+		case ch.Diff.Status == DiffAdded && ch.Diff.Revoked != nil:
+			what = "**REVOKED at the base, brought back**"
+		case ch.Diff.Status == DiffAdded && ch.Card != nil && ch.Card.Write:
+			what = "new skill, **WITH WRITE ACCESS**"
 		case ch.Diff.Status == DiffAdded:
 			what = "new skill"
 		case ch.Diff.Status == DiffRemoved:

@@ -38,17 +38,7 @@ func (p policy) Skill(name string) (runtime.SkillGrant, error) {
 	case StatusDismissed:
 		return runtime.SkillGrant{}, fmt.Errorf("skill %q was dismissed by a reviewer and cannot run", name)
 	case StatusRevoked:
-		msg := fmt.Sprintf("skill %q was revoked", name)
-		if r := p.w.revocation(name); r != nil {
-			if r.By != "" {
-				msg += " by " + r.By
-			}
-			msg += " on " + Approval{At: r.At}.when()
-			if r.Reason != "" {
-				msg += " (" + r.Reason + ")"
-			}
-		}
-		return runtime.SkillGrant{}, fmt.Errorf("%s and cannot run: a new version must be proposed and approved", msg)
+		return runtime.SkillGrant{}, fmt.Errorf("%s and cannot run: a new version must be proposed and approved", revokedMessage(name, p.w.revocation(name)))
 	}
 	entries, _ := p.w.List()
 	var approved []string

@@ -79,6 +79,7 @@ func (w Workspace) Revoke(name string, o RevokeOptions) (*Revoked, error) {
 	if err := os.Rename(w.approvedDir(name), dst); err != nil {
 		return nil, fmt.Errorf("revoking %q: %w", name, err)
 	}
+	w.forgetShown(name) // a card read before the revocation approves nothing after it
 	rec, _ := json.MarshalIndent(Revocation{By: strings.TrimSpace(o.By), At: approvalTime(at), Reason: strings.TrimSpace(o.Reason)}, "", "  ")
 	if err := atomicfile.Write(filepath.Join(dst, revokedRecordFile), append(rec, '\n'), 0o644); err != nil {
 		return nil, fmt.Errorf("revoked, but writing its record failed: %w", err)
@@ -106,6 +107,43 @@ func (w Workspace) Revoke(name string, o RevokeOptions) (*Revoked, error) {
 
 func (w Workspace) revokedDir(name string) string {
 	return filepath.Join(w.skillsDir(), layout.RevokedDir, name)
+}
+
+// revokedMessage says that a skill was revoked, by whom, when and why
+// (as far as its record r, which may be nil, says).
+func revokedMessage(name string, r *Revocation) string {
+	msg := fmt.Sprintf("skill %q was revoked", name)
+	if r != nil {
+		if r.By != "" {
+			msg += " by " + r.By
+		}
+		if at := (Approval{At: r.At}).when(); at != "" {
+			msg += " on " + at
+		}
+		if r.Reason != "" {
+			msg += " (" + r.Reason + ")"
+		}
+	}
+	return msg
+}
+
+// revokedApproval returns the record of the revocation of name when the
+// approval fm records is the one that was revoked (its files copied back
+// from skills/.revoked/NAME/, SKILL.md and all); nil otherwise. A
+// revocation withdraws an approval: only a new one runs again.
+func (w Workspace) revokedApproval(name string, fm *Frontmatter) *Revocation {
+	p := filepath.Join(w.revokedDir(name), skillMDFile)
+	if !isFile(p) {
+		return nil
+	}
+	old, _, err := ParseSkillMD(readOrNil(p))
+	if err != nil || old.SHA256() == "" || !strings.EqualFold(strings.TrimSpace(old.SHA256()), strings.TrimSpace(fm.SHA256())) {
+		return nil
+	}
+	if r := w.revocation(name); r != nil {
+		return r
+	}
+	return &Revocation{}
 }
 
 // revocation reads the record of a revoked skill, or nil.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -33,6 +35,9 @@ type Frontmatter struct {
 	Compatibility string            `yaml:"compatibility,omitempty"`
 	AllowedTools  string            `yaml:"allowed-tools,omitempty"`
 	Metadata      map[string]string `yaml:"metadata,omitempty"`
+
+	// digest is skillMDDigest of the SKILL.md it was read from.
+	digest string
 }
 
 // Write reports whether a person granted the skill write access.
@@ -88,8 +93,33 @@ func ParseSkillMD(data []byte) (*Frontmatter, []byte, error) {
 	if w := strings.TrimSpace(fm.Metadata[metaWrite]); w != "" && !strings.EqualFold(w, "true") && !strings.EqualFold(w, "false") {
 		return nil, nil, fmt.Errorf("SKILL.md frontmatter: metadata %s is %q; write \"true\" or \"false\"", metaWrite, w)
 	}
+	fm.digest = skillMDDigest(&fm, header, body)
 	return &fm, body, nil
 }
+
+// skillMDDigest is the hash of everything a SKILL.md says but its
+// approval hash: every field as parsed, the frontmatter as written (its
+// comments, anything after a YAML end marker, which a parser may skip and
+// a person or another tool may read) with the value of the approval
+// hash's line left out, and the body, which agents read. The approval
+// hash covers it, so that no part of SKILL.md changes silently.
+func skillMDDigest(fm *Frontmatter, header, body []byte) string {
+	fields := *fm
+	fields.Metadata = maps.Clone(fm.Metadata)
+	delete(fields.Metadata, metaSHA256)
+	parsed, _ := json.Marshal(fields)
+	lines := strings.Split(string(header), "\n")
+	for i, l := range lines {
+		lines[i] = approvalHashLine.ReplaceAllString(l, "$1")
+	}
+	return hashOf(fmt.Appendf(nil, "fields %s\nfrontmatter %s\nbody %s\n", hashOf(parsed), hashOf([]byte(strings.Join(lines, "\n"))), hashOf(body)))
+}
+
+// approvalHashLine matches the frontmatter line that holds the approval
+// hash as mcpcode writes it, the key in group 1: only the hexadecimal
+// value is left out (a comment after it is not). Any other line that looks
+// like it, inside a multi-line value, is covered as a field.
+var approvalHashLine = regexp.MustCompile(`^(\s*` + regexp.QuoteMeta(metaSHA256) + `:) *"?[0-9a-f]*"?$`)
 
 // yamlMessage shortens the YAML library's messages.
 func yamlMessage(err error) string {

@@ -151,7 +151,7 @@ func TestApproveImportRunVerify(t *testing.T) {
 	text := card.Render()
 	for _, want := range []string{"PENDING", "Proposed by agent", "read-only skill that runs with the caller's permissions",
 		"Why:\n  Asked for every Monday.", "Does:\n  Lists the ids", "google-drive.getSheet", "read-only",
-		`"status"`, "Program (index.ts, 6 lines", "\nsha256 " + card.SHA256 + " (the name, description and every file above)\n",
+		`"status"`, "Program (index.ts, 6 lines", "\nsha256 " + card.SHA256 + " (the name, description, why, who proposed it and every file above)\n",
 		"Approve: mcpcode skills approve pending-ids --sha256 " + card.SHA256 + "\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("card lacks %q:\n%s", want, text)
@@ -171,7 +171,7 @@ func TestApproveImportRunVerify(t *testing.T) {
 	}
 	installed := map[string][]byte{programFile: []byte(readSheet), schemaFile: mustRead(t, filepath.Join(w.Root, "skills", "pending-ids", schemaFile))}
 	if fm.Name != "pending-ids" || fm.Write() || strings.Join(fm.Tools(), " ") != "google-drive.getSheet" || fm.Metadata[metaApprovedBy] != "ana" ||
-		fm.SHA256() != approvalHash(card.SHA256, false, []string{"google-drive.getSheet"}, fm.Approval()) || reviewHash("pending-ids", fm.Description, installed) != card.SHA256 {
+		fm.SHA256() != approvalHash(reviewHash("pending-ids", fm.Description, installed), false, []string{"google-drive.getSheet"}, fm.Approval(), fm.digest) {
 		t.Errorf("frontmatter %+v", fm)
 	}
 	for _, want := range []string{"## Input", "## Usage", `import pendingIds from "skills/pending-ids";`, "It is read-only"} {

@@ -72,6 +72,10 @@ func (w Workspace) VerifyAll() (*Verification, error) {
 	if err != nil {
 		return nil, err
 	}
+	if w.noSymlinkDirs() != nil {
+		// skills/ itself is a link: nothing where it leads is listed.
+		return &Verification{Skills: []VerifiedSkill{}, Problems: problems}, nil
+	}
 	names, err := subdirs(w.skillsDir())
 	if err != nil {
 		return nil, err

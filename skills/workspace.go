@@ -178,21 +178,27 @@ func subdirs(dir string) ([]string, error) {
 // readSkillMD reads and checks an approved skill's SKILL.md, refusing
 // symbolic links on the way.
 func (w Workspace) readSkillMD(name string) (*Frontmatter, error) {
+	fm, _, err := w.readSkillMDBody(name)
+	return fm, err
+}
+
+// readSkillMDBody is readSkillMD with SKILL.md's body.
+func (w Workspace) readSkillMDBody(name string) (*Frontmatter, []byte, error) {
 	if err := w.noSymlinkDirs(SkillsDir+"/"+name, SkillsDir+"/"+name+"/"+skillMDFile); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	data, err := os.ReadFile(filepath.Join(w.approvedDir(name), skillMDFile))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("skills/%s has no SKILL.md", name)
+			return nil, nil, fmt.Errorf("skills/%s has no SKILL.md", name)
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	fm, _, err := ParseSkillMD(data)
+	fm, body, err := ParseSkillMD(data)
 	if err != nil {
-		return nil, fmt.Errorf("skills/%s/SKILL.md: %w", name, err)
+		return nil, nil, fmt.Errorf("skills/%s/SKILL.md: %w", name, err)
 	}
-	return fm, nil
+	return fm, body, nil
 }
 
 // status says where a skill of that name is, or "" when nowhere.

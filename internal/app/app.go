@@ -16,6 +16,7 @@ import (
 	"errors"
 	"os/exec"
 	"sync"
+	"time"
 
 	"github.com/mcpcode/mcpcode/servers"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,6 +34,10 @@ type App struct {
 	// WorkerCommand returns the command that starts a worker process
 	// (`mcpcode __worker`). Nil makes isolation "worker" unavailable.
 	WorkerCommand func() *exec.Cmd
+	// SessionCommand returns the command that serves the workspace
+	// session of root (`mcpcode session start --foreground`; StartSession
+	// runs it in the background). Nil: sessions cannot be started.
+	SessionCommand func(root, config string, idle time.Duration) *exec.Cmd
 	// Dial, when set, replaces the real transports (tests connect in-process
 	// servers with it).
 	Dial func(ctx context.Context, s servers.ServerConfig) (mcp.Transport, error)

@@ -96,16 +96,25 @@ export default (await callMCPTool("s", "answer", {})).n;`)
 		if !res.OK || string(res.Result) != "42" {
 			t.Fatalf("OneShot %v: result %s, error %+v", oneShot, res.Result, res.Error)
 		}
-		// The server sees its session end a little after the client closed
-		// it: a one-shot run's server must not see it without Close,
-		// another run's must without it.
+		// A one-shot run leaves its servers to Close; any other run stops
+		// them as it returns (the server sees its session end a little
+		// after the client closed it: waited for, with a guard).
+		a.later.mu.Lock()
+		left := len(a.later.fns)
+		a.later.mu.Unlock()
 		if oneShot {
+			if left != 1 {
+				t.Errorf("the one-shot run left %d things for Close, want its servers' pool", left)
+			}
 			select {
 			case <-ended:
 				t.Error("the one-shot run stopped its server before handing its result over")
-			case <-time.After(300 * time.Millisecond):
+			default:
 			}
 		} else {
+			if left != 0 {
+				t.Errorf("a run that is not one-shot left %d things for Close, want none", left)
+			}
 			select {
 			case <-ended:
 			case <-time.After(guard):

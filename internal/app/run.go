@@ -44,8 +44,7 @@ type RunRequest struct {
 	// Isolation is IsolationWorker (default) or IsolationNone.
 	Isolation string
 	// OneShot says that this process ends with this run (the CLI's run):
-	// its worker is started at once, while the run is being prepared, none
-	// is kept warm for a next run, the process collects garbage less
+	// its worker is started for it and none is kept warm for a next run, the process collects garbage less
 	// often (worker.OneRunProcess), and its servers are stopped when the
 	// app closes, after the result was handed over. Without it the app's
 	// pool keeps a warmed-up worker waiting (serve).
@@ -77,6 +76,12 @@ type RunRequest struct {
 	// ReplayFile and RecordFile are Replay and Record as files: a
 	// recording read before the run, written (atomically) after it.
 	ReplayFile, RecordFile string
+	// NoSession makes the run connect its servers itself even when a
+	// session runs for the workspace.
+	NoSession bool
+	// Warn, when set, is told what the face should show beside the run's
+	// output (a session that could not be used).
+	Warn func(string)
 }
 
 // Run bundles and runs one program against the workspace's servers, each
@@ -85,9 +90,6 @@ type RunRequest struct {
 // *UsageError for a request that cannot be run (no such file or skill).
 func (w *Workspace) Run(ctx context.Context, req RunRequest) (*runtime.Result, error) {
 	if req.OneShot {
-		if req.Isolation != IsolationNone {
-			w.app.prestartWorker()
-		}
 		worker.OneRunProcess()
 	}
 	bopts, err := w.bundleOptions(req)
@@ -108,6 +110,18 @@ func (w *Workspace) Run(ctx context.Context, req RunRequest) (*runtime.Result, e
 	caller := req.Caller
 	if req.Replay != nil {
 		caller = skills.NewReplayer(req.Replay) // no server is started
+	}
+	if caller == nil && !req.NoSession {
+		// A session started on purpose keeps the servers running between
+		// runs: the run's calls go through it (session.go).
+		if s := w.runSession(ctx, req); s != nil {
+			if req.OneShot {
+				w.app.closeLater(s.Close)
+			} else {
+				defer s.Close()
+			}
+			caller = s
+		}
 	}
 	if caller == nil {
 		pool := w.Pool(PoolOptions{ConnectTimeout: req.ConnectTimeout, Handlers: req.Handlers})
@@ -146,7 +160,7 @@ func (w *Workspace) Run(ctx context.Context, req RunRequest) (*runtime.Result, e
 	}
 	caller = withUpstream(caller, base, req, withheld, hook.recorder)
 	ropts := runtime.RunOptions{Workspace: w.Root, Caller: caller, Limits: req.Limits, Input: input}
-	res := w.app.execute(ctx, req.Isolation, bopts, ropts)
+	res := w.app.execute(ctx, req.Isolation, req.OneShot, bopts, ropts)
 	if recorder != nil {
 		req.Record(recorder.Recording(input, res))
 	}
@@ -213,8 +227,9 @@ func (w *Workspace) bundleOptions(req RunRequest) (runtime.BundleOptions, error)
 	return opts, nil
 }
 
-// execute bundles and runs a program with the given isolation.
-func (a *App) execute(ctx context.Context, isolation string, b runtime.BundleOptions, r runtime.RunOptions) *runtime.Result {
+// execute bundles and runs a program with the given isolation; oneShot
+// says that no run follows in this process (workersFor).
+func (a *App) execute(ctx context.Context, isolation string, oneShot bool, b runtime.BundleOptions, r runtime.RunOptions) *runtime.Result {
 	if isolation == IsolationNone {
 		prog, err := runtime.Bundle(b)
 		if err != nil {
@@ -222,7 +237,7 @@ func (a *App) execute(ctx context.Context, isolation string, b runtime.BundleOpt
 		}
 		return runtime.Run(ctx, prog, r)
 	}
-	workers, err := a.workers()
+	workers, err := a.workersFor(oneShot)
 	if err != nil {
 		return notStarted(fmt.Errorf("%w (the app needs a WorkerCommand; isolation %q runs trusted programs in this process)", err, IsolationNone))
 	}
@@ -251,17 +266,6 @@ type workerPools struct {
 // pool checks the scope a worker claims for a tool call against the
 // workspace's skills (worker.Options.Skills).
 func (a *App) workers() (*worker.Pool, error) { return a.workersFor(false) }
-
-// prestartWorker starts the worker of a one-shot run now
-// (worker.Pool.Prestart), in a pool that keeps no worker warm when this is
-// the app's first run, so that the worker process starts while the run is
-// being prepared (its program read, its servers' pool and audit set up).
-// If no run follows, Close stops the worker.
-func (a *App) prestartWorker() {
-	if p, err := a.workersFor(true); err == nil {
-		p.Prestart()
-	}
-}
 
 // workersFor is workers; oneShot makes the pool one-shot
 // (worker.Options.OneShot) if this call creates it.

@@ -116,7 +116,7 @@ func (w *Workspace) VerifySkillsAll() (*skills.Verification, error) {
 	s := w.SkillStore()
 	if w.app != nil && w.app.WorkerCommand != nil {
 		s.Run = func(ctx context.Context, b runtime.BundleOptions, r runtime.RunOptions) *runtime.Result {
-			return w.app.execute(ctx, IsolationWorker, b, r)
+			return w.app.execute(ctx, IsolationWorker, false, b, r)
 		}
 	}
 	return s.VerifyAll()

@@ -212,3 +212,13 @@ func Rel(base, path string) string {
 // errNoWorkers is returned when worker isolation is asked for but the app
 // cannot start workers.
 var errNoWorkers = errors.New("worker isolation is not available: no worker command configured")
+
+// ReadConfig reads the workspace's configuration file again, as Open read
+// it (a workspace session notices edits with it).
+func (w *Workspace) ReadConfig() (*servers.Config, error) {
+	cfg, err := servers.LoadConfig(w.Config.Path, w.app.lookupEnv)
+	if err != nil {
+		return nil, usageErrorf(err)
+	}
+	return cfg, nil
+}

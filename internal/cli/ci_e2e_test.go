@@ -297,7 +297,7 @@ func TestInitCIGitHub(t *testing.T) {
 	if !strings.Contains(outputs, "changed=true") {
 		t.Errorf("outputs: %q", outputs)
 	}
-	for _, want := range []string{"## Skills changed against `origin/main`", "- `order-ids`: new skill", "### Skill `order-ids` (APPROVED)", "**Approved by:** `Ana <ana@example.com>`"} {
+	for _, want := range []string{"## Skills changed against `origin/main`", "- `order-ids`: new skill", "### Skill `order-ids` (APPROVED)", "**Approval recorded in this change:** `Ana <ana@example.com>`"} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("the job summary lacks %q:\n%s", want, summary)
 		}

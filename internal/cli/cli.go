@@ -63,6 +63,7 @@ func commands() []command {
 		{name: "run", summary: "run a TypeScript program against the tree, sandboxed", run: cmdRun},
 		{name: "check", summary: "type-check a program against the tree without running it", run: cmdCheck},
 		{name: "skills", summary: "propose, review, approve and verify skills", run: cmdSkills},
+		{name: "session", summary: "keep a workspace's servers running between runs: start, status, stop", run: cmdSession},
 		{name: "serve", summary: "serve the workspace to agent hosts as one MCP server (stdio or HTTP)", run: cmdServe},
 		{name: "audit", summary: "show the recorded runs and their tool calls", run: cmdAudit},
 		{name: "privacy", summary: "show or clear the privacy token store", run: cmdPrivacy},
@@ -79,10 +80,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, app: &app.App{
-		Environ:       os.Environ(),
-		Version:       mcpcodeVersion(),
-		WorkerCommand: worker.Command,
-		TokenDir:      tokenDir(),
+		Environ:        os.Environ(),
+		Version:        mcpcodeVersion(),
+		WorkerCommand:  worker.Command,
+		SessionCommand: sessionCommand,
+		TokenDir:       tokenDir(),
 	}}
 	defer a.app.Close()
 	return a.dispatch(args)
@@ -216,7 +218,7 @@ func parse(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 
 // usageError prints a usage problem and returns the usage exit code.
 func (a *cli) usageError(cmd, format string, args ...any) int {
-	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, fmt.Sprintf(format, args...))
+	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, visible.Text(fmt.Sprintf(format, args...)))
 	fmt.Fprintf(a.stderr, "Run \"mcpcode %s -h\" for usage.\n", cmd)
 	return exitUsage
 }
@@ -224,7 +226,7 @@ func (a *cli) usageError(cmd, format string, args ...any) int {
 // configError prints a problem opening the workspace and returns the usage
 // exit code when it is one (a missing or broken mcp.json), else failure.
 func (a *cli) configError(cmd string, err error) int {
-	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, err)
+	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, visible.Text(err.Error()))
 	if app.IsUsage(err) {
 		return exitUsage
 	}
@@ -233,7 +235,9 @@ func (a *cli) configError(cmd string, err error) int {
 
 // fail prints an error of a command and returns the failure exit code.
 func (a *cli) fail(cmd string, err error) int {
-	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, indentRest(err.Error()))
+	// Errors quote untrusted input (a program's line, a file's name, a
+	// server's message): its hidden characters are shown escaped.
+	fmt.Fprintf(a.stderr, "mcpcode %s: %s\n", cmd, indentRest(visible.Text(err.Error())))
 	return exitFailure
 }
 

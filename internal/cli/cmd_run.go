@@ -30,6 +30,7 @@ type runFlags struct {
 	privacy        string
 	record         string
 	replay         string
+	noSession      bool
 	check          bool
 }
 
@@ -86,11 +87,11 @@ func cmdRun(a *cli, args []string) int {
 		"Bundles a TypeScript (or JavaScript) program and runs it sandboxed: it can import the generated\n"+
 			"tree (servers/...), approved skills (skills/...), mcpcode:runtime and mcpcode:fs, and nothing\n"+
 			"else of the host. Tool calls go to the servers in the workspace's mcp.json, each started only if\n"+
-			"the program calls it. Prints what the program logs, then its result (its default export, or\n"+
-			"what its default-exported function returns) as JSON. With --check the program is first\n"+
-			"type-checked (see mcpcode check): on type errors nothing runs. Exits 0 on success, 1 when the\n"+
-			"program failed, 2 on usage errors, 3 when it does not type-check. Every run is recorded in\n"+
-			".mcpcode/audit/ (see mcpcode audit).")
+			"the program calls it, or to the workspace's session when one runs (mcpcode session). Prints what\n"+
+			"the program logs, then its result (its default export, or what its default-exported function\n"+
+			"returns) as JSON. With --check the program is first type-checked (see mcpcode check): on type\n"+
+			"errors nothing runs. Exits 0 on success, 1 when the program failed, 2 on usage errors, 3 when it\n"+
+			"does not type-check. Every run is recorded in .mcpcode/audit/ (see mcpcode audit).")
 	d := runtime.DefaultLimits()
 	rf := runFlags{limits: d, memory: byteSize(d.Memory), fsQuota: byteSize(d.FSQuota)}
 	fs.StringVar(&rf.dir, "dir", "", "the workspace: the directory with mcp.json, servers/, skills/ and workspace/ (default: the current directory, or the nearest parent with mcp.json)")
@@ -108,6 +109,7 @@ func cmdRun(a *cli, args []string) int {
 	fs.DurationVar(&rf.connectTimeout, "connect-timeout", servers.DefaultConnectTimeout, "time allowed to connect to one server")
 	fs.StringVar(&rf.record, "record", "", "write every tool call and result of the run, with its input and result, to FILE (a recording a skill proposal can carry as an example; it holds the real data)")
 	fs.StringVar(&rf.replay, "replay", "", "answer the run's tool calls from a recording FILE (mcpcode run --record) instead of any server; a call not in it is an error")
+	fs.BoolVar(&rf.noSession, "no-session", false, "start the servers the program calls even when a session runs for the workspace (mcpcode session)")
 	fs.BoolVar(&rf.check, "check", false, "type-check the program against the tree first (mcpcode check); on type errors nothing runs (exit 3)")
 	fs.StringVar(&rf.privacy, "privacy", "", `"tokenize" shows emails, phones, names, cards, IBANs and IPs as tokens such as [EMAIL_1] and sends tool calls the real values; "off"; default: mcp.json's "privacy" mode, else off`)
 	rest, code, ok := parse(fs, args)
@@ -138,7 +140,8 @@ func cmdRun(a *cli, args []string) int {
 		return a.usageError("run", "--privacy %q: use tokenize or off", rf.privacy)
 	}
 	req := app.RunRequest{Skill: rf.skill, Input: input, Limits: rf.limits, Isolation: rf.isolation, ConnectTimeout: rf.connectTimeout,
-		Privacy: rf.privacy, ReplayFile: rf.replay, RecordFile: rf.record,
+		Privacy: rf.privacy, ReplayFile: rf.replay, RecordFile: rf.record, NoSession: rf.noSession,
+		Warn:    func(msg string) { fmt.Fprintf(a.stderr, "mcpcode run: warning: %s\n", visible.Text(msg)) },
 		OneShot: true} // this process ends with the run
 	if rf.check {
 		req.Check = app.CheckOn

@@ -161,9 +161,7 @@ func cmdTools(a *cli, args []string) int {
 		}
 	}
 	a.app.Login = a.loginOptions() // a server asking for a login: the browser, if one can be shown
-	pool := ws.Pool(app.PoolOptions{ConnectTimeout: cf.connectTimeout})
-	defer pool.Close()
-	statuses := pool.ConnectAll(a.ctx, names, nil)
+	statuses := ws.ToolListings(a.ctx, names, app.PoolOptions{ConnectTimeout: cf.connectTimeout})
 	if *asJSON {
 		type toolReport struct {
 			Name        string          `json:"name"`

@@ -425,7 +425,9 @@ func cmdSkillsVerify(a *cli, args []string) int {
 	case "json":
 		writeJSON(a.stdout, map[string]any{"ok": len(v.Problems) == 0, "skills": v.Skills, "problems": v.Problems})
 	case "github":
-		printVerified(a.stdout, v)
+		var list strings.Builder
+		printVerified(&list, v)
+		fmt.Fprint(a.stdout, githubText(list.String()))
 		for _, p := range v.Problems {
 			fmt.Fprintln(a.stdout, githubAnnotation(annotationPath(ws, p.File), p))
 		}
@@ -496,11 +498,20 @@ func githubAnnotation(file string, p skills.Problem) string {
 }
 
 func githubData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return githubText(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s))
 }
 
 func githubProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(visible.Line(s))
+	return githubText(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(visible.Line(s)))
+}
+
+// githubText keeps text that is already escaped for a terminal from
+// being read by GitHub's runner as a legacy workflow command: the runner
+// reads "##[command]data" anywhere in a line, not only at its start
+// (stop-commands would drop every annotation after it). The second '#' is
+// shown as the escape \u0023.
+func githubText(s string) string {
+	return strings.ReplaceAll(s, "##[", `#\u0023[`)
 }
 
 // codeQualityIssue is one entry of a GitLab code quality report (the Code

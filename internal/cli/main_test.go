@@ -25,6 +25,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(reaperEnv) != "" {
+		os.Exit(reaperMain(os.Args[1:]))
+	}
 	if len(os.Args) == 3 && os.Args[1] == hangServerArg {
 		serveHangServer(os.Args[2])
 		os.Exit(0)

@@ -14,8 +14,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpcode/mcpcode/audit"
+	"github.com/mcpcode/mcpcode/gateway"
 	"github.com/mcpcode/mcpcode/internal/app"
 	"github.com/mcpcode/mcpcode/internal/mcptest"
+	"github.com/mcpcode/mcpcode/internal/session"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -164,6 +166,28 @@ export default { text: %s };`, jsString(hostile+"\nline"), jsString(evilName), j
 		{"demo-server", fake, []string{"demo-server", "x" + hostile}},
 		{"version", fake, []string{"version"}},
 		{"unknown command", fake, []string{"x" + hostile}},
+		{"session", fake, []string{"session", "start", "--dir", ws, "--idle", "x" + hostile}},
+		{"session", fake, []string{"session", "x" + hostile}},
+	}
+	if session.Supported {
+		// A session of this workspace, serving the fake's hostile server:
+		// tools lists through it, and its status names the server.
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		sws, err := fake.app.Open(app.OpenOptions{Dir: ws, RequireConfig: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ready, done := make(chan struct{}), make(chan error, 1)
+		go func() {
+			done <- gateway.ServeSession(ctx, sws, gateway.SessionOptions{Ready: func(session.Status) { close(ready) }})
+		}()
+		select {
+		case <-ready:
+		case err := <-done:
+			t.Fatalf("the session did not start: %v", err)
+		}
+		cases = append(cases, tc{"session", fake, []string{"tools", "--dir", ws}}, tc{"session", fake, []string{"session", "status", "--dir", ws}})
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {

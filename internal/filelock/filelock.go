@@ -42,3 +42,17 @@ func LockPath(path string, perm os.FileMode, onWait func()) (release func(), err
 	}
 	return func() { f.Close() }, nil
 }
+
+// TryLockPath is LockPath without waiting: ok is false, and nothing is
+// held, when another process holds the lock.
+func TryLockPath(path string, perm os.FileMode) (release func(), ok bool, err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, perm)
+	if err != nil {
+		return nil, false, fmt.Errorf("locking %s: %w", path, err)
+	}
+	if Supported && tryLock(f) != nil {
+		f.Close()
+		return nil, false, nil
+	}
+	return func() { f.Close() }, true, nil
+}

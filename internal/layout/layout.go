@@ -30,10 +30,13 @@ const (
 	// StateDir holds mcpcode's own state: the generator manifest, logs,
 	// locks. It is not for agents.
 	StateDir = ".mcpcode"
-	// ManifestFile, LogsDir and GenLockFile live in StateDir.
+	// ManifestFile, LogsDir, GenLockFile and SessionDir live in StateDir.
 	ManifestFile = "manifest.json"
 	LogsDir      = "logs"
 	GenLockFile  = "gen.lock"
+	// SessionDir holds a workspace session's socket and lock (mcpcode
+	// session); only its user may enter it.
+	SessionDir = "session"
 )
 
 // ConfigFiles are the configuration file names looked for, in order.
@@ -68,6 +71,9 @@ func (p Paths) Manifest() string { return ManifestFor(p.Servers()) }
 
 // Logs holds one log file per stdio server (its stderr).
 func (p Paths) Logs() string { return filepath.Join(p.Root, StateDir, LogsDir) }
+
+// Session is the directory of the workspace's session (mcpcode session).
+func (p Paths) Session() string { return filepath.Join(p.Root, StateDir, SessionDir) }
 
 // ManifestFor is the manifest of a tree generated into outDir: it lives in
 // the state directory next to outDir, so a tree written elsewhere with

@@ -70,39 +70,31 @@ func (r *recordingWorkers) firstMessage(t *testing.T, n int) string {
 	return typ
 }
 
-// TestOneShotPool: a one-shot pool starts exactly one worker for its job
-// (early, with Prestart, or when the job comes) and does not ask it to warm
-// up; a pool that keeps a worker warm asks the waiting worker to warm up
-// and starts its replacement.
+// TestOneShotPool: a one-shot pool starts exactly one worker, for its job,
+// and does not ask it to warm up; a pool that keeps a worker warm asks the
+// waiting worker to warm up and starts its replacement.
 func TestOneShotPool(t *testing.T) {
 	t.Parallel()
 	ws := newWorkspace(t, nil)
 	opts := runtime.RunOptions{Workspace: ws, Caller: newFakeCaller(), Limits: runtime.Limits{Timeout: guard}}
-	for _, prestart := range []bool{true, false} {
-		t.Run(fmt.Sprintf("prestart=%v", prestart), func(t *testing.T) {
-			t.Parallel()
-			rec := newRecordingWorkers(t)
-			pool := NewPool(Options{Command: rec.command, OneShot: true})
-			if prestart {
-				pool.Prestart()
-				pool.Prestart() // a second call starts no second worker
-			}
-			checkNormal(t, pool.Run(t.Context(), source(ws, normalProgram), opts))
-			pool.Close()
-			if n := rec.started.Load(); n != 1 {
-				t.Errorf("%d workers started for one job, want 1", n)
-			}
-			if typ := rec.firstMessage(t, 1); typ != "job" {
-				t.Errorf("the worker's first message is %q, want the job (no warm-up)", typ)
-			}
-		})
-	}
+	t.Run("one-shot", func(t *testing.T) {
+		t.Parallel()
+		rec := newRecordingWorkers(t)
+		pool := NewPool(Options{Command: rec.command, OneShot: true})
+		checkNormal(t, pool.Run(t.Context(), source(ws, normalProgram), opts))
+		pool.Close()
+		if n := rec.started.Load(); n != 1 {
+			t.Errorf("%d workers started for one job, want 1", n)
+		}
+		if typ := rec.firstMessage(t, 1); typ != "job" {
+			t.Errorf("the worker's first message is %q, want the job (no warm-up)", typ)
+		}
+	})
 	t.Run("warm", func(t *testing.T) {
 		t.Parallel()
 		rec := newRecordingWorkers(t)
 		pool := NewPool(Options{Command: rec.command, Warm: 1})
 		waitIdle(t, pool)
-		pool.Prestart() // nothing: the pool keeps its own workers
 		checkNormal(t, pool.Run(t.Context(), source(ws, normalProgram), opts))
 		waitIdle(t, pool)
 		pool.Close()
@@ -113,34 +105,6 @@ func TestOneShotPool(t *testing.T) {
 			t.Errorf("the warm worker's first message is %q, want warmUp", typ)
 		}
 	})
-}
-
-// TestOneShotPoolClosedBeforeItsJob: a worker started by Prestart for a job
-// that never comes is stopped by Close.
-func TestOneShotPoolClosedBeforeItsJob(t *testing.T) {
-	t.Parallel()
-	rec := newRecordingWorkers(t)
-	pool := NewPool(Options{Command: rec.command, OneShot: true})
-	pool.Prestart()
-	for deadline := time.Now().Add(guard); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if _, err := os.Stat(filepath.Join(rec.dir, "worker-1.in")); err == nil {
-			break // the worker is running
-		}
-	}
-	done := make(chan struct{})
-	go func() { pool.Close(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(guard):
-		t.Fatal("Close did not return")
-	}
-	if rec.running() {
-		t.Error("the prestarted worker is still running after Close")
-	}
-	ws := newWorkspace(t, nil)
-	if res := pool.Run(t.Context(), source(ws, normalProgram), runtime.RunOptions{Workspace: ws}); res.Error == nil || !strings.Contains(res.Error.Message, "closed") {
-		t.Errorf("a run after Close: %+v, want the pool-closed error", res.Error)
-	}
 }
 
 // waitIdle waits until the pool has a worker waiting.
@@ -160,15 +124,14 @@ func waitIdle(t *testing.T, p *Pool) {
 }
 
 // BenchmarkRunOneShot is the CLI's one-shot path inside the parent: a
-// one-shot pool, its worker started early, the source bundled and run in
-// it, the pool closed; process start and bundling included.
+// one-shot pool, its worker started, the source bundled and run in it, the
+// pool closed; process start and bundling included.
 func BenchmarkRunOneShot(b *testing.B) {
 	ws := newWorkspace(b, nil)
 	src := source(ws, trivialProgram)
 	opts := runtime.RunOptions{Workspace: ws, Caller: newFakeCaller()}
 	for b.Loop() {
 		pool := NewPool(Options{Command: testWorkerCommand(), OneShot: true})
-		pool.Prestart()
 		if res := pool.Run(context.Background(), src, opts); !res.OK {
 			b.Fatal(res.Error)
 		}
@@ -217,36 +180,22 @@ func waitIdleB(b *testing.B, p *Pool) {
 	b.Fatal("no worker became idle")
 }
 
-// TestPrestartedWorkerIsTheJobs: the worker Prestart started is the one
-// the job gets, and no other is started; its death is diagnosed with its
-// stderr, as a worker started for the job.
-func TestPrestartedWorkerIsTheJobs(t *testing.T) {
+// TestOneShotWorkerDeathIsDiagnosed: the death of a one-shot pool's
+// worker is diagnosed with its stderr, and no second worker is started.
+func TestOneShotWorkerDeathIsDiagnosed(t *testing.T) {
 	t.Parallel()
 	ws := newWorkspace(t, nil)
-	opts := runtime.RunOptions{Workspace: ws, Caller: newFakeCaller(), Limits: runtime.Limits{Timeout: guard}}
-	for _, mode := range []string{"normal", "crash"} {
-		t.Run(mode, func(t *testing.T) {
-			t.Parallel()
-			var args []string
-			if mode == "crash" {
-				args = []string{"crash"}
-			}
-			var started atomic.Int32
-			pool := NewPool(Options{OneShot: true, Command: func() *exec.Cmd {
-				started.Add(1)
-				return testWorkerCommand(args...)()
-			}})
-			pool.Prestart()
-			res := pool.Run(t.Context(), source(ws, normalProgram), opts)
-			pool.Close()
-			if mode == "normal" {
-				checkNormal(t, res)
-			} else if res.Error == nil || res.Error.Kind != runtime.KindCrashed || !strings.Contains(res.Error.Message, "panic: test crash") {
-				t.Fatalf("error = %+v, want crashed with the prestarted worker's stderr", res.Error)
-			}
-			if n := started.Load(); n != 1 {
-				t.Errorf("%d workers started, want one", n)
-			}
-		})
+	var started atomic.Int32
+	pool := NewPool(Options{OneShot: true, Command: func() *exec.Cmd {
+		started.Add(1)
+		return testWorkerCommand("crash")()
+	}})
+	res := pool.Run(t.Context(), source(ws, normalProgram), runtime.RunOptions{Workspace: ws, Caller: newFakeCaller(), Limits: runtime.Limits{Timeout: guard}})
+	pool.Close()
+	if res.Error == nil || res.Error.Kind != runtime.KindCrashed || !strings.Contains(res.Error.Message, "panic: test crash") {
+		t.Fatalf("error = %+v, want crashed with the worker's stderr", res.Error)
+	}
+	if n := started.Load(); n != 1 {
+		t.Errorf("%d workers started, want one", n)
 	}
 }

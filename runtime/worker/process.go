@@ -50,8 +50,8 @@ func (p *process) killGroup() {
 // in dir ("" for this process's), with env, or an empty environment when
 // env is nil (it should hold nothing secret), in its own process group,
 // killed by the kernel if the parent dies (Linux), its standard streams
-// pipes (stdin's buffer enlarged: growPipe), and no other descriptor of
-// this process: descriptors this process inherited open across exec (an
+// pipes (of the system's default size: a larger one gained nothing,
+// BenchmarkPipeTransfer), and no other descriptor of this process: descriptors this process inherited open across exec (an
 // agent host's socket, a shell's 3<file) are first made close-on-exec,
 // for every process it starts from then on.
 //
@@ -78,7 +78,6 @@ func startProcess(path string, argv, env []string, dir string) (*process, error)
 		files = append(files, r, w)
 	}
 	inR, inW, outR, outW, errR, errW := files[0], files[1], files[2], files[3], files[4], files[5]
-	growPipe(inW) // a large tool result reaches the worker in a few rounds
 	proc, err := os.StartProcess(path, argv, &os.ProcAttr{
 		Dir: dir, Env: env, Files: []*os.File{inR, outW, errW}, Sys: isolation(),
 	})

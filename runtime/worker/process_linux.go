@@ -35,31 +35,3 @@ func keepDescriptorsFromChildren() {
 		}
 	}
 }
-
-// largePipe is the pipe buffer growPipe asks for: the system's default
-// ceiling for an unprivileged process (/proc/sys/fs/pipe-max-size).
-const largePipe = 1 << 20
-
-// growPipe asks for a largePipe buffer on the pipe f is an end of: a Linux
-// pipe holds 64 KiB by default, so a 5 MB tool result crosses it in some
-// 80 rounds of the writer filling it and the reader draining it
-// (BenchmarkPipeTransfer). It does nothing where that is not possible
-// (the user's pipe memory used up: the pipe keeps the buffer it has).
-func growPipe(f *os.File) {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return
-	}
-	_ = rc.Control(func(fd uintptr) { _, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, largePipe) })
-}
-
-// pipeSize is the buffer size of the pipe f is an end of (for tests).
-func pipeSize(f *os.File) int {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return 0
-	}
-	n := 0
-	_ = rc.Control(func(fd uintptr) { n, _ = unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0) })
-	return n
-}

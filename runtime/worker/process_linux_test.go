@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestAdversarialWorkerInheritsOnlyStdio: a worker process must hold no
@@ -48,8 +50,7 @@ func TestAdversarialWorkerInheritsOnlyStdio(t *testing.T) {
 
 // TestWorkerProcessIsolated: a worker process has an empty environment
 // (no host secrets), a process group of its own (killing the group ends
-// what it started), the kernel's SIGKILL when its parent dies, and a
-// large buffer on the pipe that carries tool results to it.
+// what it started) and the kernel's SIGKILL when its parent dies.
 func TestWorkerProcessIsolated(t *testing.T) {
 	t.Setenv("MCPCODE_SECRET_TOKEN", "do-not-pass")
 	sh, err := exec.LookPath("sh")
@@ -60,9 +61,6 @@ func TestWorkerProcessIsolated(t *testing.T) {
 	p, err := startProcess(sh, []string{sh, "-c", `env; echo "pgid $(cut -d' ' -f5 /proc/$$/stat) pid $$"; exec cat`}, nil, "")
 	if err != nil {
 		t.Fatal(err)
-	}
-	if got := pipeSize(p.stdin); got != largePipe {
-		t.Errorf("the worker's stdin pipe holds %d bytes, want %d (growPipe)", got, largePipe)
 	}
 	p.stdin.Close()
 	out, _ := io.ReadAll(p.stdout)
@@ -98,4 +96,46 @@ func runProcess(t *testing.T, path string, args ...string) (stdout, stderr strin
 	p.stderr.Close()
 	state, _ = p.wait()
 	return string(out), string(errOut), state
+}
+
+// BenchmarkPipeTransfer times a 5.5 MB message (the size of the demo's
+// 10,000-row result) written into a worker process's stdin until the
+// process has read all of it, with the pipe's buffer at Linux's default
+// (64 KiB, as startProcess leaves it) and at 1 MiB (the most an
+// unprivileged process may ask for). The larger buffer once was set, to
+// save rounds of the writer filling the pipe and the reader draining it;
+// measured here it gains nothing (2.2-3.0 ms against 1.9-3.5 ms, load
+// 15), so it is not. The process is dd reading into /dev/null in 64 KiB
+// reads, started before the timer.
+func BenchmarkPipeTransfer(b *testing.B) {
+	dd, err := exec.LookPath("dd")
+	if err != nil {
+		b.Fatal("dd is not installed")
+	}
+	msg := []byte(strings.Repeat(`{"Status":"pending","amount":1234,"email":"customer@example.com"},`, 5_500_000/66))
+	for _, size := range []int{64 << 10, 1 << 20} {
+		mode := fmt.Sprintf("%dKiB-pipe", size>>10)
+		b.Run(mode, func(b *testing.B) {
+			b.SetBytes(int64(len(msg)))
+			for b.Loop() {
+				b.StopTimer()
+				p, err := startProcess(dd, []string{dd, "of=/dev/null", "bs=64k"}, nil, "")
+				if err != nil {
+					b.Fatal(err)
+				}
+				rc, _ := p.stdin.SyscallConn()
+				_ = rc.Control(func(fd uintptr) { _, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, size) })
+				b.StartTimer()
+				if _, err := p.stdin.Write(msg); err != nil {
+					b.Fatal(err)
+				}
+				p.stdin.Close()
+				_, _ = p.wait()
+				b.StopTimer()
+				p.stdout.Close()
+				p.stderr.Close()
+				b.StartTimer()
+			}
+		})
+	}
 }

@@ -21,7 +21,7 @@ mkdir -p "$W/bin"
 CGO_ENABLED=0 go build -trimpath -o "$W/bin/mcpcode" ./cmd/mcpcode
 CGO_ENABLED=0 go build -trimpath -o "$W/bin/replay" ./testdata/bench/replay
 go build -o "$W/pairs" ./testdata/bench/pairs
-export PATH="$W/bin:$PATH" DENO_NO_UPDATE_CHECK=1
+export PATH="$W/bin:$NPM/node/bin:$PATH" DENO_NO_UPDATE_CHECK=1 # node 22, pinned in testdata/npm
 PAIRS="$W/pairs"
 echo "machine: $(nproc) cores, $(uname -sr), go $(go env GOVERSION), node $(node --version), deno $("$NPM/deno/deno" --version | head -1 | cut -d' ' -f2), bun $("$NPM/bun/bin/bun.exe" --version)"
 
@@ -85,7 +85,18 @@ end=$(date +%s%N)
 echo "mcpcode gen again, nothing changed: $(((end - start) / 1000000)) ms, files written: $(find "$W/gen/servers" "$W/gen/.mcpcode" -newer "$W/marker" -type f ! -path '*/logs/*' | wc -l)"
 
 echo
-echo "== 5. JavaScript kernels: goja (what programs run on) and Node"
+echo "== 5. a run that calls one tool of an npm stdio server (server-memory read_graph), with and without a session"
+mkdir "$W/mem"
+echo "{\"mcpServers\":{\"memory\":{\"command\":\"$NPM/node/bin/node\",\"args\":[\"$NPM/@modelcontextprotocol/server-memory/dist/index.js\"],\"env\":{\"MEMORY_FILE_PATH\":\"$W/mem/memory.jsonl\"}}}}" >"$W/mem/mcp.json"
+printf 'import { callMCPTool } from "mcpcode:runtime";\nexport default await callMCPTool("memory", "read_graph", {});\n' >"$W/mem/read.ts"
+(cd "$W/mem" && mcpcode session start --idle 10m >/dev/null && mcpcode run read.ts >/dev/null)
+$PAIRS -dir "$W/mem" -n "$NH" -gap 100ms -also "mcpcode run, session=session start --foreground" \
+	"mcpcode run, no session=$W/bin/mcpcode run --no-session read.ts" \
+	"mcpcode run, session=$W/bin/mcpcode run read.ts"
+(cd "$W/mem" && mcpcode session stop >/dev/null)
+
+echo
+echo "== 6. JavaScript kernels: goja (what programs run on) and Node"
 go test ./runtime -run '^$' -bench GojaKernels -benchtime 5x | grep '^Benchmark'
 node testdata/bench/node/kernels.mjs 5
 echo

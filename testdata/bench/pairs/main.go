@@ -211,10 +211,10 @@ func run(c *command, dir string, sample bool) (time.Duration, time.Duration, int
 var gap time.Duration
 
 // dyingChildren says whether a child of this process is not a resident
-// one (a broker): one that is still ending.
+// one (an mcpcode session): one that is still ending.
 func dyingChildren() bool {
 	for _, pid := range tree(os.Getpid())[1:] {
-		if parent(pid) == os.Getpid() && !strings.Contains(cmdline(pid), "__broker") {
+		if parent(pid) == os.Getpid() && !strings.Contains(cmdline(pid), "session start --foreground") {
 			return true
 		}
 	}

@@ -1,0 +1,391 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/internal/mcptool"
+	"github.com/mcpcode/mcpcode/internal/session"
+	"github.com/mcpcode/mcpcode/servers"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// statefulUpstream is an upstream server with state of its own: "incr"
+// adds one to a counter and "get" reads it (state a session keeps between
+// runs); "ask" elicits a form whose fields come in the order zeta, alpha;
+// "chatty" sends two progress notifications and a log message before it
+// answers; and it has one resource.
+func statefulUpstream() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "stateful", Version: "1"}, &mcp.ServerOptions{
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Logging: &mcp.LoggingCapabilities{}, Resources: &mcp.ResourceCapabilities{}}})
+	var mu sync.Mutex
+	counter := 0
+	obj := json.RawMessage(`{"type":"object"}`)
+	text := func(s string) *mcp.CallToolResult {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+	}
+	s.AddTool(&mcp.Tool{Name: "incr", InputSchema: obj}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		counter++
+		return text(strings.Repeat("+", counter)), nil
+	})
+	s.AddTool(&mcp.Tool{Name: "get", InputSchema: obj, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "counter"}}, StructuredContent: map[string]int{"counter": counter}}, nil
+	})
+	s.AddTool(&mcp.Tool{Name: "ask", InputSchema: obj}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Two things?",
+			RequestedSchema: json.RawMessage(`{"type":"object","properties":{"zeta":{"type":"string"},"alpha":{"type":"string"}}}`)})
+		if err != nil {
+			return text("error: " + err.Error()), nil
+		}
+		z, _ := res.Content["zeta"].(string)
+		return text(res.Action + " " + z), nil
+	})
+	s.AddTool(&mcp.Tool{Name: "chatty", InputSchema: obj}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		token := req.Params.GetProgressToken()
+		for i := 1; i <= 2 && token != nil; i++ {
+			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(i), Total: 2, Message: "step"})
+		}
+		_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "warning", Data: "careful"})
+		return text("done"), nil
+	})
+	s.AddResource(&mcp.Resource{URI: "test://note", Name: "note"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "test://note", Text: "a note"}}}, nil
+	})
+	return s
+}
+
+// sessionFixture is a workspace of stateful servers (one per name) and a
+// session serving it.
+type sessionFixture struct {
+	ws  *app.Workspace
+	cfg string // its mcp.json
+	mu  sync.Mutex
+	// starts counts the connections made to each server (each is a fresh
+	// server: a restart).
+	starts map[string]int
+	done   chan error
+	status session.Status
+	cancel context.CancelFunc
+}
+
+func newSessionFixture(t *testing.T, idle time.Duration, names ...string) *sessionFixture {
+	t.Helper()
+	if !session.Supported {
+		t.Skip("sessions need Linux")
+	}
+	f := &sessionFixture{starts: map[string]int{}, done: make(chan error, 1)}
+	dir := t.TempDir()
+	f.cfg = filepath.Join(dir, "mcp.json")
+	f.writeConfig(t, names, "1")
+	a := &app.App{Dial: func(ctx context.Context, cfg servers.ServerConfig) (mcp.Transport, error) {
+		f.mu.Lock()
+		f.starts[cfg.Name]++
+		f.mu.Unlock()
+		ct, st := mcp.NewInMemoryTransports()
+		go func() { _ = statefulUpstream().Run(context.WithoutCancel(ctx), st) }()
+		return ct, nil
+	}}
+	ws, err := a.Open(app.OpenOptions{Dir: dir, RequireConfig: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.ws = ws
+	ctx, cancel := context.WithCancel(context.Background())
+	f.cancel = cancel
+	ready := make(chan session.Status, 1)
+	go func() {
+		f.done <- ServeSession(ctx, ws, SessionOptions{Idle: idle, Ready: func(st session.Status) { ready <- st }})
+	}()
+	select {
+	case f.status = <-ready:
+	case err := <-f.done:
+		t.Fatalf("the session did not start: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the session never listened")
+	}
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-f.done:
+		case <-time.After(30 * time.Second):
+			t.Error("the session did not end when its context did")
+		}
+	})
+	return f
+}
+
+// writeConfig writes mcp.json with one server per name, each with the
+// argument version.
+func (f *sessionFixture) writeConfig(t *testing.T, names []string, version string) {
+	t.Helper()
+	entries := map[string]any{}
+	for _, n := range names {
+		entries[n] = map[string]any{"command": "unused", "args": []string{version}}
+	}
+	data, _ := json.Marshal(map[string]any{"mcpServers": entries})
+	if err := os.WriteFile(f.cfg+".tmp", data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(f.cfg+".tmp", f.cfg); err != nil { // a new inode: an edit the session notices at once
+		t.Fatal(err)
+	}
+}
+
+func (f *sessionFixture) startsOf(name string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.starts[name]
+}
+
+// dial is one run's connection to the session.
+func (f *sessionFixture) dial(t *testing.T, h *servers.ClientHandlers) *servers.Session {
+	t.Helper()
+	s, err := servers.DialSession(t.Context(), f.ws.Session(), servers.SessionOptions{Handlers: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func callText(t *testing.T, c mcptool.Caller, ctx context.Context, server, tool string) string {
+	t.Helper()
+	res, err := c.CallTool(ctx, server, tool, json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatalf("%s.%s: %v", server, tool, err)
+	}
+	return res.Text()
+}
+
+// TestSessionKeepsServersBetweenRuns: two runs, one after the other, use
+// the same upstream server through the session: the state the first left
+// is seen by the second, and the server was started once. Its status says
+// which servers it holds.
+func TestSessionKeepsServersBetweenRuns(t *testing.T) {
+	t.Parallel()
+	f := newSessionFixture(t, 0, "state")
+	if f.status.Pid != os.Getpid() || f.status.Workspace != f.ws.Root || f.status.Config != f.cfg || f.status.Binary != session.ExecutableID() {
+		t.Errorf("status %+v", f.status)
+	}
+	run1 := f.dial(t, nil)
+	if got := callText(t, run1, t.Context(), "state", "incr"); got != "+" {
+		t.Fatalf("first incr: %q", got)
+	}
+	run1.Close()
+	run2 := f.dial(t, nil)
+	if got := callText(t, run2, t.Context(), "state", "incr"); got != "++" {
+		t.Errorf("second run's incr: %q, want the counter the first run left, plus one", got)
+	}
+	if n := f.startsOf("state"); n != 1 {
+		t.Errorf("the server was started %d times, want once", n)
+	}
+	tools, err := run2.Tools(t.Context(), "state")
+	var names []string
+	for _, tool := range tools {
+		names = append(names, tool.Name)
+	}
+	if err != nil || strings.Join(names, " ") != "ask chatty get incr" || !tools[2].Hints.IsReadOnly() {
+		t.Errorf("tools %q (%v), want the server's list as it sent it", names, err)
+	}
+	st, err := run2.AskStatus(t.Context())
+	if err != nil || len(st.Servers) != 1 || st.Servers[0].Name != "state" || !st.Servers[0].Connected || st.Servers[0].Tools != 4 {
+		t.Errorf("status servers %+v, %v", st.Servers, err)
+	}
+	if _, err := run2.CallTool(t.Context(), "nope", "x", nil); !errors.Is(err, mcptool.ErrUnknownServer) || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("a server the config lacks: %v, want ErrUnknownServer naming it", err)
+	}
+	raw, err := run2.ReadResource(t.Context(), "state", "test://note")
+	if err != nil || !strings.Contains(string(raw), "a note") {
+		t.Errorf("resource: %s %v", raw, err)
+	}
+}
+
+// TestSessionForwardsQuestionsAndNotices: an upstream server's question
+// during a run's call reaches that run's handlers, with the server's name
+// and the form's fields in the server's order; its progress and log
+// notices reach the call's sink, in order, before the answer.
+func TestSessionForwardsQuestionsAndNotices(t *testing.T) {
+	t.Parallel()
+	f := newSessionFixture(t, 0, "state")
+	var asked *servers.ElicitRequest
+	run := f.dial(t, &servers.ClientHandlers{Elicit: func(_ context.Context, r *servers.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked = r
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"zeta": "z", "alpha": "a"}}, nil
+	}})
+	if got := callText(t, run, t.Context(), "state", "ask"); got != "accept z" {
+		t.Fatalf("ask: %q", got)
+	}
+	if asked == nil || asked.Server != "state" || asked.Params.Message != "Two things?" || !slices.Equal(asked.Order, []string{"zeta", "alpha"}) {
+		t.Errorf("the run's handler was asked %+v", asked)
+	}
+	if asked != nil && asked.Params.Meta != nil {
+		t.Errorf("the session's own meta reached the handler: %v", asked.Params.Meta)
+	}
+
+	var mu sync.Mutex
+	var notices []string
+	ctx := mcptool.WithNotices(t.Context(), &mcptool.NoticeSink{Send: func(n mcptool.Notice) {
+		mu.Lock()
+		notices = append(notices, n.Text())
+		mu.Unlock()
+	}})
+	if got := callText(t, run, ctx, "state", "chatty"); got != "done" {
+		t.Fatalf("chatty: %q", got)
+	}
+	mu.Lock()
+	got := strings.Join(notices, "\n")
+	mu.Unlock()
+	if want := "[state progress] 1/2 step\n[state progress] 2/2 step\n[state warning] careful"; got != want {
+		t.Errorf("notices before the answer:\n%s\nwant:\n%s", got, want)
+	}
+
+	// A run that cannot ask: declined, with its reason, and the server
+	// says so in its result.
+	quiet := f.dial(t, &servers.ClientHandlers{NoElicit: "no terminal to ask the person in"})
+	if got := callText(t, quiet, t.Context(), "state", "ask"); !strings.Contains(got, "no terminal to ask the person in") {
+		t.Errorf("a run without a terminal: %q, want the reason", got)
+	}
+}
+
+// TestSessionRestartsChangedServers: mcp.json edited while the session
+// runs: the server whose entry changed is restarted from the new entry
+// (its state is gone), the other keeps running (its state is kept), and
+// the status says which was restarted.
+func TestSessionRestartsChangedServers(t *testing.T) {
+	t.Parallel()
+	f := newSessionFixture(t, 0, "a", "b")
+	run := f.dial(t, nil)
+	callText(t, run, t.Context(), "a", "incr")
+	callText(t, run, t.Context(), "b", "incr")
+	raw, _ := os.ReadFile(f.cfg)
+	edited := strings.Replace(string(raw), `"a":{"args":["1"]`, `"a":{"args":["2"]`, 1)
+	if edited == string(raw) {
+		t.Fatalf("the test's edit did not apply to %s", raw)
+	}
+	if err := os.WriteFile(f.cfg+".tmp", []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(f.cfg+".tmp", f.cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := callText(t, run, t.Context(), "a", "incr"); got != "+" {
+		t.Errorf("a after its entry changed: %q, want a fresh server's first count", got)
+	}
+	if got := callText(t, run, t.Context(), "b", "incr"); got != "++" {
+		t.Errorf("b, whose entry did not change: %q, want its state kept", got)
+	}
+	if f.startsOf("a") != 2 || f.startsOf("b") != 1 {
+		t.Errorf("starts: a %d, b %d; want 2 and 1", f.startsOf("a"), f.startsOf("b"))
+	}
+	st, err := run.AskStatus(t.Context())
+	if err != nil || !slices.Equal(st.Restarted, []string{"a"}) {
+		t.Errorf("status restarted %v, %v; want [a]", st.Restarted, err)
+	}
+	// A broken mcp.json is refused with the reason, not served stale.
+	if err := os.WriteFile(f.cfg, []byte(`{"mcpServers": {`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.CallTool(t.Context(), "b", "incr", nil); err == nil || !strings.Contains(err.Error(), "mcp.json") {
+		t.Errorf("a call with mcp.json broken: %v, want a refusal that names it", err)
+	}
+}
+
+// TestSessionStops: a session stops when a run asks it to, and when it
+// was idle for its idle time; either way its servers are closed, its
+// socket is gone, and it no longer answers.
+func TestSessionStops(t *testing.T) {
+	t.Parallel()
+	for _, how := range []string{"asked", "idle"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			idle := time.Duration(0)
+			if how == "idle" {
+				idle = 300 * time.Millisecond
+			}
+			f := newSessionFixture(t, idle, "state")
+			run := f.dial(t, nil)
+			callText(t, run, t.Context(), "state", "incr")
+			if how == "asked" {
+				if _, err := run.Stop(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			select {
+			case err := <-f.done:
+				if err != nil {
+					t.Fatalf("the session ended with %v", err)
+				}
+				f.done <- nil // for the cleanup
+			case <-time.After(30 * time.Second):
+				t.Fatal("the session did not stop")
+			}
+			if _, err := os.Lstat(filepath.Join(f.ws.Session(), session.SocketName)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the socket is still there: %v", err)
+			}
+			if _, err := servers.DialSession(t.Context(), f.ws.Session(), servers.SessionOptions{}); err == nil {
+				t.Error("a stopped session still answers")
+			}
+		})
+	}
+}
+
+// TestOneSessionPerWorkspace: a second session for the same workspace
+// is refused while the first runs.
+func TestOneSessionPerWorkspace(t *testing.T) {
+	t.Parallel()
+	f := newSessionFixture(t, 0, "state")
+	err := ServeSession(t.Context(), f.ws, SessionOptions{})
+	if err == nil || !strings.Contains(err.Error(), "already runs") {
+		t.Errorf("a second session: %v, want a refusal", err)
+	}
+	// The first still serves.
+	callText(t, f.dial(t, nil), t.Context(), "state", "incr")
+}
+
+// TestRunUsesTheSession: app's Run sends a run's calls through the
+// workspace's session (state kept, one server start), with the upstream's
+// questions asked through the run's own handlers; with NoSession it makes
+// its own connection (a second, fresh server).
+func TestRunUsesTheSession(t *testing.T) {
+	t.Parallel()
+	f := newSessionFixture(t, 0, "state")
+	var asked []string
+	h := &app.ClientHandlers{Elicit: func(_ context.Context, r *app.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked = append(asked, r.Server+": "+r.Params.Message)
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"zeta": "from the run's terminal"}}, nil
+	}}
+	run := func(src string, noSession bool) string {
+		res, err := f.ws.Run(t.Context(), app.RunRequest{Source: []byte(`import { callMCPTool } from "mcpcode:runtime";
+` + src), Isolation: app.IsolationNone, Handlers: h, NoSession: noSession})
+		if err != nil || !res.OK {
+			t.Fatalf("run: %v %+v", err, res.Error)
+		}
+		return string(res.Result)
+	}
+	run(`await callMCPTool("state", "incr", {});`, false)
+	if got := run(`export default (await callMCPTool("state", "get", {})).structuredContent.counter;`, false); got != "1" {
+		t.Errorf("the second run read %s, want the first run's count", got)
+	}
+	if got := run(`export default (await callMCPTool("state", "ask", {})).content[0].text;`, false); got != `"accept from the run's terminal"` || len(asked) != 1 || asked[0] != "state: Two things?" {
+		t.Errorf("a question during a run: result %s, the run's handler asked %q", got, asked)
+	}
+	if n := f.startsOf("state"); n != 1 {
+		t.Errorf("the server was started %d times for three runs through the session, want once", n)
+	}
+	if got := run(`export default (await callMCPTool("state", "get", {})).structuredContent.counter;`, true); got != "0" || f.startsOf("state") != 2 {
+		t.Errorf("a run with NoSession read %s with %d starts, want a fresh server's 0 and a second start", got, f.startsOf("state"))
+	}
+}
