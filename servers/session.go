@@ -67,8 +67,11 @@ func DialSession(ctx context.Context, dir string, opts SessionOptions) (*Session
 		CreateMessageHandler:        s.sample,
 		ProgressNotificationHandler: s.progress,
 	})
+	// Both ends are mcpcode: the session asks the run's handlers by
+	// requests of its own during a call (elicitation, sampling), which
+	// 2026-07-28 has no room for, so this hop stays on 2025-11-25.
 	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn, MaxLineLength: 4 * maxLine},
-		&mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+		&mcp.ClientSessionOptions{ProtocolVersion: legacyProtocolVersion})
 	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("connecting to the workspace session: %w", err)
