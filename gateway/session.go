@@ -141,6 +141,8 @@ type sessionServer struct {
 	stale       string // why the session no longer serves ("" while it does)
 
 	raw rawResults // results on their way to runs (ToolCall)
+	// stopWith is the connection of the run that asked the session to stop.
+	stopWith *mcp.ServerSession
 }
 
 // serveConn serves one run's connection until it closes or ctx ends.
@@ -159,11 +161,21 @@ func (s *sessionServer) serveConn(ctx context.Context, c net.Conn) {
 	}()
 	select {
 	case <-done:
+		s.mu.Lock()
+		asked := s.stopWith == ss
+		s.mu.Unlock()
+		if asked {
+			s.stop() // the run that asked the session to stop has its answer
+		}
 	case <-ctx.Done():
 		_ = ss.Close()
 		<-done
 	}
 }
+
+// stopGrace is how long a session asked to stop waits for the run that
+// asked to close its connection, so that the answer reaches it first.
+const stopGrace = 2 * time.Second
 
 // track notes each request, for the idle stop, and checks before each
 // tool call that the session may still serve (its binary, mcp.json).
@@ -281,9 +293,14 @@ func (s *sessionServer) addTools() {
 	add(session.ToolStatus, "What the session serves.", func(context.Context, *mcp.CallToolRequest) (any, error) {
 		return s.status(), nil
 	})
-	add(session.ToolStop, "Stops the session once it answered.", func(context.Context, *mcp.CallToolRequest) (any, error) {
+	add(session.ToolStop, "Stops the session once it answered.", func(_ context.Context, req *mcp.CallToolRequest) (any, error) {
 		s.log.Info("session: stopping", "reason", "asked")
-		go s.stop()
+		// Once the answer is on its way: when the run that asked closes
+		// its connection, or after a grace should it keep it open.
+		s.mu.Lock()
+		s.stopWith = req.Session
+		s.mu.Unlock()
+		time.AfterFunc(stopGrace, s.stop)
 		return s.status(), nil
 	})
 	add(session.ToolTools, "Lists an upstream server's tools.", func(ctx context.Context, req *mcp.CallToolRequest) (any, error) {
