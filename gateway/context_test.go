@@ -32,6 +32,7 @@ func TestContextOnConnect(t *testing.T) {
 	}
 	ws, _ := demoWorkspace(t)
 	writeSkill(t, ws.Root)
+	approveAsLaidOut(t, ws, "pending-orders")
 	_, s := connect(t, ws, Options{}, nil)
 	res, err := s.ListTools(context.Background(), nil)
 	if err != nil {

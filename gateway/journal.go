@@ -213,19 +213,24 @@ func (s *stateStore) removeJournal(run string) {
 
 // journalReplay answers a resumed run's requests from its journal: each
 // entry answers one request with the same operation, server, name and
-// arguments, in the journal's order. Any other request waits until the
-// run reaches the write the person answered (caughtUp), then goes on to
-// the gate (tool calls) or the tracker (resources).
+// arguments, in the journal's order. The write the person answered goes
+// on to the gate (once; it marks the run caught up). Any other request
+// waits until the run has reached that write and made again every request
+// the journal holds (a run that goes another way leaves some unmade: its
+// new requests would be sent in place of those the first run sent), then
+// goes on to the gate (tool calls) or the tracker (resources).
 type journalReplay struct {
 	mcptool.Caller          // the gate
 	base           *tracked // resources
 	pending        string   // requestKey of the write the person answered
 	caughtUp       chan struct{}
-	reach          sync.Once
+	drained        chan struct{} // closed when every entry was taken
 	grace          time.Duration // how long a request may wait (defaultHoldGrace)
 
 	mu       sync.Mutex
 	queue    map[string][]journalEntry
+	left     int  // entries not yet taken
+	reached  bool // the answered write came
 	diverged bool // a request waited in vain: the others do not wait
 }
 
@@ -235,10 +240,13 @@ var (
 )
 
 func newJournalReplay(gate mcptool.Caller, base *tracked, j *journal, grace time.Duration) *journalReplay {
-	r := &journalReplay{Caller: gate, base: base, caughtUp: make(chan struct{}), grace: grace, queue: map[string][]journalEntry{},
-		pending: requestKey(opCall, j.Pending.Server, j.Pending.Tool, j.Pending.Args)}
+	r := &journalReplay{Caller: gate, base: base, caughtUp: make(chan struct{}), drained: make(chan struct{}), grace: grace,
+		queue: map[string][]journalEntry{}, left: len(j.Entries), pending: requestKey(opCall, j.Pending.Server, j.Pending.Tool, j.Pending.Args)}
 	for _, e := range j.Entries {
 		r.queue[e.key()] = append(r.queue[e.key()], e)
+	}
+	if r.left == 0 {
+		close(r.drained)
 	}
 	return r
 }
@@ -252,24 +260,39 @@ func (r *journalReplay) take(key string) (journalEntry, bool) {
 		return journalEntry{}, false
 	}
 	r.queue[key] = q[1:]
+	if r.left--; r.left == 0 {
+		close(r.drained)
+	}
 	return q[0], true
 }
 
+// reach reports whether a request of the answered write is the first: the
+// one the person's answer is for. It marks the run caught up.
+func (r *journalReplay) reach() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.reached {
+		return false
+	}
+	r.reached = true
+	close(r.caughtUp)
+	return true
+}
+
 // defaultHoldGrace is how long a request the journal does not answer waits for
-// the run to reach the write the person answered. In a program that makes
-// its requests again as before, only a request that the first run made
-// after that write, and this one earlier (concurrent requests answered in
-// another order), waits at all, and not for long.
+// the run to catch up with its journal. In a program that makes its
+// requests again as before, only a request that the first run made after
+// the write, and this one earlier (concurrent requests answered in another
+// order), waits at all, and not for long.
 const defaultHoldGrace = 10 * time.Second
 
-// hold waits until the run has reached the write the person answered; a
-// run that does not get there (it went another way than before: the clock,
-// randomness) gets an error for the request, and nothing is sent.
+// hold waits until the run has reached the write the person answered and
+// made again every request of its journal; a run that does not get there
+// (it went another way than before: the clock, randomness) gets an error
+// for the request, and nothing is sent.
 func (r *journalReplay) hold(ctx context.Context, what string) error {
-	select {
-	case <-r.caughtUp:
+	if closed(r.caughtUp) && closed(r.drained) {
 		return nil
-	default:
 	}
 	r.mu.Lock()
 	diverged := r.diverged
@@ -277,19 +300,36 @@ func (r *journalReplay) hold(ctx context.Context, what string) error {
 	if !diverged {
 		timer := time.NewTimer(r.grace)
 		defer timer.Stop()
-		select {
-		case <-r.caughtUp:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-timer.C:
+		for _, ch := range []chan struct{}{r.caughtUp, r.drained} {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-timer.C:
+				r.mu.Lock()
+				r.diverged = true
+				r.mu.Unlock()
+				return r.divergence(what)
+			}
 		}
-		r.mu.Lock()
-		r.diverged = true
-		r.mu.Unlock()
+		return nil
 	}
+	return r.divergence(what)
+}
+
+func closed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// divergence is the error of a request the resumed run may not send.
+func (r *journalReplay) divergence(what string) error {
 	return fmt.Errorf("%w: resuming the run on this server, the program made %s, which the run did not make before the confirmation, "+
-		"instead of the confirmed call; nothing was sent (a program whose requests depend on the clock or on randomness cannot be resumed on another replica: run it again)",
+		"instead of the confirmed call and the requests made before it; nothing was sent (a program whose requests depend on the clock or on randomness cannot be resumed on another replica: run it again)",
 		mcptool.ErrDenied, what)
 }
 
@@ -298,10 +338,10 @@ func (r *journalReplay) CallTool(ctx context.Context, server, tool string, args 
 	if e, ok := r.take(key); ok {
 		return e.callResult()
 	}
-	if key == r.pending {
-		r.reach.Do(func() { close(r.caughtUp) })
-	} else if err := r.hold(ctx, "a call of "+server+"."+tool); err != nil {
-		return nil, err
+	if key != r.pending || !r.reach() {
+		if err := r.hold(ctx, "a call of "+server+"."+tool); err != nil {
+			return nil, err
+		}
 	}
 	return r.Caller.CallTool(ctx, server, tool, args)
 }

@@ -153,6 +153,18 @@ func (r *heldRun) ask(ctx context.Context, q *hostQuestion) (mcp.InputResponse, 
 		r.queue = slices.DeleteFunc(r.queue, func(x *waitingQuestion) bool { return x == w })
 		if r.out == w {
 			r.out = nil
+			if q.kind == questionWrite {
+				// The round was asked (the program gave up on its write:
+				// its call's timeoutMs or signal, or the run's end). Its
+				// requestState stays valid, and its answer resumes the run
+				// from the journal, on any replica, which then sends what
+				// this run would send from here: so this run sends nothing
+				// more. It stays paused and stops.
+				r.cancel()
+				r.notify()
+				r.mu.Unlock()
+				return nil, ctx, func() {}, ctx.Err()
+			}
 		}
 		switch {
 		case w.reserved:
@@ -372,7 +384,10 @@ func (r *heldRun) waitRound(ctx context.Context) (*mcp.CallToolResult, error) {
 		case <-ch:
 		case <-r.done:
 		case <-ctx.Done():
+			// The host dropped its call: the run stops, and since every
+			// state it was given is used, nobody can resume it.
 			r.cancel()
+			r.g.states.removeJournal(r.id)
 			return nil, ctx.Err()
 		}
 	}

@@ -86,9 +86,13 @@ var errShortSecret = errors.New("the signing secret is incomplete")
 type stateStore struct {
 	dir string
 
-	mu    sync.Mutex
-	key   []byte
-	clock func() time.Time // time.Now; tests move it
+	mu  sync.Mutex
+	key []byte
+	// keyFile is the secret file the key was read from: when the file is
+	// deleted, replaced or its mode changes, the key is read again (so
+	// deleting it rotates the secret on running replicas too).
+	keyFile os.FileInfo
+	clock   func() time.Time // time.Now; tests move it
 }
 
 func newStateStore(stateDir string) *stateStore {
@@ -114,31 +118,37 @@ func (s *stateStore) runsDir() string { return filepath.Join(s.dir, runsName) }
 // secret returns the workspace's signing key, creating it on first use
 // when create is set. Replicas that start at once agree on one key: each
 // writes a candidate to a temporary file and links it into place, which
-// fails for all but the first.
+// fails for all but the first. The key is kept while its file stays the
+// same (a stat per use).
 func (s *stateStore) secret(create bool) ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.key != nil {
-		return s.key, nil
-	}
 	path := filepath.Join(s.dir, secretName)
-	key, err := readSecret(path)
+	if s.key != nil {
+		fi, err := os.Lstat(path)
+		if err == nil && os.SameFile(fi, s.keyFile) && fi.Mode() == s.keyFile.Mode() &&
+			fi.Size() == s.keyFile.Size() && fi.ModTime().Equal(s.keyFile.ModTime()) {
+			return s.key, nil
+		}
+		s.key, s.keyFile = nil, nil
+	}
+	key, fi, err := readSecret(path)
 	if errors.Is(err, fs.ErrNotExist) && create {
 		if err := createSecret(s.dir, path); err != nil {
 			return nil, err
 		}
-		key, err = readSecret(path)
+		key, fi, err = readSecret(path)
 	}
 	// Another replica may be writing it (file systems without hard links):
 	// a short file gets a moment to be complete.
 	for i := 0; errors.Is(err, errShortSecret) && i < 20; i++ {
 		time.Sleep(50 * time.Millisecond)
-		key, err = readSecret(path)
+		key, fi, err = readSecret(path)
 	}
 	if err != nil {
 		return nil, err
 	}
-	s.key = key
+	s.key, s.keyFile = key, fi
 	return key, nil
 }
 
@@ -191,36 +201,42 @@ func createSecret(dir, path string) error {
 	return nil
 }
 
-// readSecret reads the signing key; it refuses a file others may read or
-// write, or one that is not a plain file.
-func readSecret(path string) ([]byte, error) {
+// readSecret reads the signing key, and the file's information; it
+// refuses a file others may read or write, or one that is not a plain
+// file.
+func readSecret(path string) ([]byte, os.FileInfo, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("the signing secret %s is not a regular file: remove it, and mcpcode serve creates a new one", path)
+		return nil, nil, fmt.Errorf("the signing secret %s is not a regular file: remove it, and mcpcode serve creates a new one", path)
+	}
+	if uid, ok := ownerOf(fi); ok && int(uid) != effectiveUID() {
+		// A secret another account put there (a shared volume, a serve run
+		// as root) would let that account sign confirmations.
+		return nil, nil, fmt.Errorf("the signing secret %s belongs to another user (uid %d, not %d): remove it, and mcpcode serve creates a new one", path, uid, effectiveUID())
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("the signing secret %s may be read or written by others (mode %04o): run chmod 600 %s", path, fi.Mode().Perm(), path)
+		return nil, nil, fmt.Errorf("the signing secret %s may be read or written by others (mode %04o): run chmod 600 %s", path, fi.Mode().Perm(), path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, 1024))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(data) < 64 && strings.Trim(string(data), "0123456789abcdef") == "" {
-		return nil, fmt.Errorf("%w: %s", errShortSecret, path)
+		return nil, nil, fmt.Errorf("%w: %s (when no replica is creating it, remove it, and mcpcode serve creates a new one)", errShortSecret, path)
 	}
 	key, err := hex.DecodeString(strings.TrimSpace(string(data)))
 	if err != nil || len(key) != 32 {
-		return nil, fmt.Errorf("the signing secret %s is damaged (want 64 hex digits): remove it, and mcpcode serve creates a new one (pending confirmations are then refused)", path)
+		return nil, nil, fmt.Errorf("the signing secret %s is damaged (want 64 hex digits): remove it, and mcpcode serve creates a new one (pending confirmations are then refused)", path)
 	}
-	return key, nil
+	return key, fi, nil
 }
 
 // sign encodes a state: version, payload and HMAC, each part base64url.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 
@@ -101,6 +102,33 @@ func decode(req *mcp.CallToolRequest, v any) *mcp.CallToolResult {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return errorResult("invalid arguments: %v", err)
+	}
+	if err := exactKeys(args, v); err != nil {
+		return errorResult("invalid arguments: %v", err)
+	}
+	return nil
+}
+
+// exactKeys checks that every key of args is exactly the name of one of
+// v's fields. encoding/json also takes "CODE" or "Code" for "code" (the
+// last one wins), so {"CODE": a, "code": b} and {"code": b, "CODE": a}
+// would run different programs with the same keys and values, which is
+// what binds a round's requestState to its call.
+func exactKeys(args json.RawMessage, v any) error {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(args, &obj); err != nil {
+		return err
+	}
+	t := reflect.TypeOf(v).Elem()
+	names := map[string]bool{}
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		names[name] = true
+	}
+	for k := range obj {
+		if !names[k] {
+			return fmt.Errorf("unknown field %q (names are case-sensitive)", k)
+		}
 	}
 	return nil
 }

@@ -93,7 +93,7 @@ func BenchmarkLearnSheet(b *testing.B) {
 	for i := range rows {
 		p := people[i%len(people)]
 		rows[i] = map[string]any{"orderId": fmt.Sprintf("ORD-%06d", 100001+i), "orderDate": "2025-03-14", "salesforceId": "00Q5f000001abcXYZ",
-			"name": p[0], "email": p[1], "phone": p[2], "product": "Widget Pro", "quantity": 3, "amount": "129.00", "Status": "shipped"}
+			"name": p[0], "email": p[1], "phone": p[2], "product": "Widget Pro", "quantity": "3", "amount": "129.00", "Status": "shipped"}
 	}
 	raw, _ := json.Marshal(map[string]any{"rows": rows})
 	text, _ := json.Marshal([]map[string]string{{"type": "text", "text": string(raw)}})

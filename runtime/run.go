@@ -64,7 +64,7 @@ const stuckGrace = 500 * time.Millisecond
 // In-process isolation does not contain everything a program can do inside
 // one native call: memory is watched only on a best-effort basis (a single
 // huge allocation such as "x".repeat(2**40) can end the process), a deeply
-// nested JSON.parse("[".repeat(5e6)) overflows the Go stack and kills the
+// nested JSON.parse("[".repeat(5e6), reviver) overflows the Go stack and kills the
 // process, and JSON.stringify of very deeply nested objects takes quadratic
 // time that Interrupt cannot stop. Use a worker pool (runtime/worker) to
 // contain those: the worker process dies or is killed instead.

@@ -167,6 +167,10 @@ func buildSandboxVM(maxStack int) (*goja.Runtime, *intrinsics, error) {
 		return nil, nil, fmt.Errorf("replacing eval: %w", err)
 	}
 
+	if err := installJSONParse(vm); err != nil {
+		return nil, nil, fmt.Errorf("installing JSON.parse: %w", err)
+	}
+
 	prg, err := compiledInternal()
 	if err != nil {
 		return nil, nil, fmt.Errorf("compiling the runtime's helpers: %w", err)

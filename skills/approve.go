@@ -84,7 +84,7 @@ func (w Workspace) Approve(name string, opts ApproveOptions) (*Approved, error) 
 	if err := a.approvable(name, opts.AllowWrite); err != nil {
 		return nil, err
 	}
-	info := skillInfo{name: name, description: p.Description, rationale: p.Rationale, proposedBy: p.ProposedBy, schema: p.InputSchema}
+	info := skillInfo{name: name, description: p.Description, rationale: p.Rationale, proposedBy: p.ProposedBy, schema: p.InputSchema, typeCheck: p.TypeCheck}
 	skillMD, err := approvedSkillMD(info, a, files, opts.AllowWrite, opts.record())
 	if err != nil {
 		return nil, err
@@ -135,7 +135,8 @@ func (w Workspace) reapprove(name string, opts ApproveOptions) (*Approved, error
 	if err := a.approvable(name, opts.AllowWrite); err != nil {
 		return nil, err
 	}
-	info := skillInfo{name: name, description: fm.Description, rationale: rationaleOf(body), proposedBy: fm.Metadata[metaProposedBy], schema: files[schemaFile]}
+	info := skillInfo{name: name, description: fm.Description, rationale: rationaleOf(body), proposedBy: fm.Metadata[metaProposedBy], schema: files[schemaFile],
+		typeCheck: fm.TypeCheck(program)}
 	skillMD, err := approvedSkillMD(info, a, files, opts.AllowWrite, opts.record())
 	if err != nil {
 		return nil, err
@@ -194,6 +195,9 @@ func (w Workspace) checkReviewed(name, review, given string) error {
 type skillInfo struct {
 	name, description, rationale, proposedBy string
 	schema                                   []byte
+	// typeCheck, when set, is the type check of the program as proposed
+	// (the proposal's record, or the one SKILL.md kept for this program).
+	typeCheck *TypeCheck
 }
 
 // approvedSkillMD renders the SKILL.md an approval writes, with the hashes
@@ -213,6 +217,13 @@ func approvedSkillMD(info skillInfo, a *analysis, files map[string][]byte, write
 		if v != "" {
 			fm.Metadata[k] = v
 		}
+	}
+	if tc := info.typeCheck; tc != nil {
+		fm.Metadata[metaTypeCheck] = recordText(tc.Compiler)
+		if tc.Tree != "" {
+			fm.Metadata[metaTypeCheckTree] = recordText(tc.Tree)
+		}
+		fm.Metadata[metaTypeCheckProgram] = hashOf(files[programFile])
 	}
 	// The approval hash covers the rest of SKILL.md: render it without
 	// the hash, read it back as verify will, then put the hash in.

@@ -57,8 +57,10 @@ type Card struct {
 	// Approval is who approved an approved skill, when and at which
 	// commit, as its SKILL.md records it.
 	Approval *Approval `json:"approval,omitempty"`
-	// TypeCheck, on a proposal's card, says that its program type-checked
-	// when it was proposed, and against which tree; nil when it was not.
+	// TypeCheck says that the program type-checked when it was proposed,
+	// and against which tree: as the proposal's record says, or, for an
+	// approved skill (one laid out by `skills propose --git` too), as
+	// SKILL.md records it for this program. nil when none is recorded.
 	TypeCheck *TypeCheck `json:"typeCheck,omitempty"`
 	// Approve is the command that approves what the card shows ("" for a
 	// dismissed proposal).
@@ -156,7 +158,7 @@ func (w Workspace) card(name string, note bool) (*Card, error) {
 			return nil, fmt.Errorf("skills/%s has no %s", name, programFile)
 		}
 		c := &Card{Name: name, Status: StatusApproved, Description: fm.Description, ProposedBy: fm.Metadata[metaProposedBy],
-			Rationale: rationaleOf(body), Write: fm.Write(), InputSchema: files[schemaFile]}
+			Rationale: rationaleOf(body), Write: fm.Write(), InputSchema: files[schemaFile], TypeCheck: fm.TypeCheck(program)}
 		c.fill(name, fm.Description, files)
 		// Approving it again keeps why it exists and who proposed it.
 		c.SHA256 = proposalHash(c.SHA256, &Proposal{Rationale: c.Rationale, ProposedBy: c.ProposedBy})
@@ -364,9 +366,7 @@ func (c *Card) Render() string {
 	if len(c.Skills) > 0 {
 		fmt.Fprintf(&b, "\nSkills it uses: %s\n", strings.Join(c.Skills, ", "))
 	}
-	if c.Status != StatusApproved {
-		b.WriteString("\n" + c.TypeCheck.line() + "\n")
-	}
+	b.WriteString("\nType check: " + c.typeCheckFact().text(visible.Line) + "\n")
 	b.WriteString("\nInput schema:\n")
 	if len(bytes.TrimSpace(c.InputSchema)) == 0 {
 		b.WriteString("  none given\n")
@@ -653,6 +653,15 @@ func renderSource(b *strings.Builder, title, src string) {
 	}
 }
 
+// shortRunes is the first n runes of s, like shortHash, for a hash that
+// came from a file (it may be anything).
+func shortRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
+
 func shortHash(h string) string {
 	if len(h) > 12 {
 		return h[:12]
@@ -758,14 +767,28 @@ func (d *GitDiff) Render() string {
 	return b.String()
 }
 
-// line says on a card whether the proposed program type-checked.
-func (t *TypeCheck) line() string {
+// typeCheckFact says on a card whether the program type-checked when it
+// was proposed; the compiler's name and the tree version are untrusted
+// (a compiler's output, or SKILL.md's word), so each renderer escapes
+// them its way.
+func (c *Card) typeCheckFact() fact {
+	t := c.TypeCheck
 	if t == nil {
-		return "Type check: none recorded (no TypeScript compiler was found when it was proposed)."
+		if c.Status == StatusApproved {
+			return fact{parts: []factPart{say("none recorded in SKILL.md for this program.")}}
+		}
+		return fact{parts: []factPart{say("none recorded (no TypeScript compiler was found when it was proposed).")}}
 	}
-	tree := "a workspace with no generated tree"
-	if t.Tree != "" {
-		tree = "the tree version " + visible.Line(shortHash(t.Tree)) + " (SHA-256 of .mcpcode/manifest.json)"
+	var f fact
+	if c.Status == StatusApproved {
+		f.parts = append(f.parts, say("SKILL.md records that "))
 	}
-	return fmt.Sprintf("Type check: the program type-checked with %s against %s when it was proposed.", visible.Line(t.Compiler), tree)
+	f.parts = append(f.parts, say("the program type-checked with "), value(clipRunes(t.Compiler, maxRecordText)), say(" against "))
+	if t.Tree == "" {
+		f.parts = append(f.parts, say("a workspace with no generated tree"))
+	} else {
+		f.parts = append(f.parts, say("the tree version "), value(shortRunes(t.Tree, 12)), say(" (SHA-256 of .mcpcode/manifest.json)"))
+	}
+	f.parts = append(f.parts, say(" when it was proposed."))
+	return f
 }

@@ -36,6 +36,9 @@ export default async function (input: { id: string }) {
 }
 `
 
+// checkedTS is a proposal's record of a type check.
+var checkedTS = &TypeCheck{Compiler: "TypeScript 7.0.2", Tree: "5e2b4c1d9a7f3e8b6c0d2a4f1e9b7c5d3a8f6e4b2c0d9a7f5e3b1c8d6a4f2e0b"}
+
 // TestMarkdownCardGolden pins the Markdown card of a proposal, of an
 // approved skill, and the re-approval cards: a new version that adds a
 // write tool, and one whose recorded example's result (and input schema)
@@ -44,7 +47,8 @@ func TestMarkdownCardGolden(t *testing.T) {
 	t.Run("proposal", func(t *testing.T) {
 		w := demoWorkspace(t)
 		_, err := w.Propose(ProposeOptions{Name: "pending-ids", Description: "Lists the ids of orders in a status.", Rationale: "Asked for every Monday.",
-			InputSchema: []byte(`{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped"]}}}`), Program: []byte(readSheet), Now: fixedNow})
+			InputSchema: []byte(`{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped"]}}}`), Program: []byte(readSheet), Now: fixedNow,
+			TypeCheck: checkedTS})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +65,9 @@ func TestMarkdownCardGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if card.Approval == nil || card.Approval.By != "the demo" || card.Approval.Unbound {
+		// The committed demo skill was approved with the CLI: who, when
+		// and at which commit, all covered by its hash.
+		if a := card.Approval; a == nil || a.By == "" || a.At == "" || len(a.Commit) != 40 || a.Unbound {
 			t.Errorf("approval %+v", card.Approval)
 		}
 		golden(t, "approved.md", card.Markdown(MarkdownOptions{}))
@@ -75,7 +81,8 @@ func TestMarkdownCardGolden(t *testing.T) {
 		if _, err := approve(w, "lead-status", ApproveOptions{ApprovedBy: "Ana <ana@example.com>", ApprovedAt: fixedNow(), Commit: "1a2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.Propose(ProposeOptions{Name: "lead-status", Description: "Reads a lead and adds a note to it.", Rationale: "Asked after every call.", Program: []byte(writeLead), Now: fixedNow}); err != nil {
+		if _, err := w.Propose(ProposeOptions{Name: "lead-status", Description: "Reads a lead and adds a note to it.", Rationale: "Asked after every call.", Program: []byte(writeLead), Now: fixedNow,
+			TypeCheck: checkedTS}); err != nil {
 			t.Fatal(err)
 		}
 		card, err := w.Show("lead-status")

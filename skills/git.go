@@ -125,7 +125,7 @@ func (w Workspace) approvedLayout(ctx context.Context, opts ProposeOptions) ([]l
 	for i, ex := range examples {
 		files[fmt.Sprintf("%s/%d.json", examplesDir, i+1)] = ex
 	}
-	info := skillInfo{name: p.Name, description: p.Description, rationale: p.Rationale, proposedBy: p.ProposedBy, schema: p.InputSchema}
+	info := skillInfo{name: p.Name, description: p.Description, rationale: p.Rationale, proposedBy: p.ProposedBy, schema: p.InputSchema, typeCheck: p.TypeCheck}
 	skillMD, err := approvedSkillMD(info, a, files, false, Approval{By: approvedByPullRequest})
 	if err != nil {
 		return nil, err

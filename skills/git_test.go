@@ -57,7 +57,7 @@ func TestProposeGit(t *testing.T) {
 
 	prog := filepath.Join(ws, "note.ts")
 	writeFile(t, prog, writeLead)
-	gp, err := w.ProposeGit(context.WithValue(t.Context(), ctxKey{}, "the caller's"), ProposeOptions{Name: "note-lead", Description: "Adds a note to the lead.", Rationale: "Done after every call.", Program: []byte(writeLead), ProgramPath: prog, Now: fixedNow})
+	gp, err := w.ProposeGit(context.WithValue(t.Context(), ctxKey{}, "the caller's"), ProposeOptions{Name: "note-lead", Description: "Adds a note to the lead.", Rationale: "Done after every call.", Program: []byte(writeLead), ProgramPath: prog, Now: fixedNow, TypeCheck: checkedTS})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,6 +83,9 @@ func TestProposeGit(t *testing.T) {
 	if fm.Write() {
 		t.Error("the pull request grants write by itself")
 	}
+	if tc := fm.TypeCheck([]byte(writeLead)); tc == nil || *tc != *checkedTS {
+		t.Errorf("SKILL.md records the type check %+v, want %+v", tc, checkedTS)
+	}
 	if git(t, repo, "rev-parse", "--abbrev-ref", "HEAD") != "main" || git(t, repo, "rev-parse", "HEAD") != head {
 		t.Error("the current branch moved")
 	}
@@ -100,6 +103,23 @@ func TestProposeGit(t *testing.T) {
 	checkout := t.TempDir()
 	git(t, repo, "worktree", "add", "-q", checkout, "skill/note-lead")
 	cw := NewWorkspace(filepath.Join(checkout, "agents", "ws"))
+	// Its card, and the pull request's comment, say it type-checked.
+	checked := "SKILL.md records that the program type-checked with TypeScript 7.0.2 against the tree version 5e2b4c1d9a7f"
+	card, err := cw.Show("note-lead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(card.Render(), "Type check: "+checked) {
+		t.Errorf("the card does not say %q:\n%s", checked, card.Render())
+	}
+	diff, err := cw.DiffGit(t.Context(), "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	comment := strings.ReplaceAll(diff.Markdown(0), "`", "")
+	if !strings.Contains(comment, "**Type check:** "+checked) {
+		t.Errorf("the pull request's comment does not say %q:\n%s", checked, comment)
+	}
 	problems, err := cw.Verify()
 	if err != nil || len(problems) != 1 || !strings.Contains(problems[0].Message, "does not grant write") {
 		t.Errorf("verify on the branch: %v %v", problems, err)
@@ -116,6 +136,15 @@ func TestProposeGit(t *testing.T) {
 	}
 	if problems, err := cw.Verify(); err != nil || len(problems) != 0 {
 		t.Errorf("verify after the reviewer's grant: %v %v", problems, err)
+	}
+	// Approved again with the same program, it keeps the record; with
+	// another program, the record (of the old one) is not shown.
+	if card, err := cw.Show("note-lead"); err != nil || card.TypeCheck == nil || *card.TypeCheck != *checkedTS {
+		t.Errorf("after the reviewer's grant, the card's type check is %+v (%v)", card, err)
+	}
+	writeFile(t, filepath.Join(cw.Root, "skills", "note-lead", "index.ts"), writeLead+"// edited in the pull request\n")
+	if card, err := cw.Show("note-lead"); err != nil || card.TypeCheck != nil || !strings.Contains(card.Render(), "Type check: none recorded in SKILL.md for this program.") {
+		t.Errorf("an edited program shows the old program's check: %+v (%v)", card, err)
 	}
 
 	// The branch exists now: proposing the same name again is refused.

@@ -45,16 +45,13 @@ const (
 // hashFormat versions the text the review hash is computed over.
 const hashFormat = "mcpcode skill v1"
 
-// approvalFormat versions the text of the approval hash. Version 2 added
-// the approval's record (by, at, commit); version 3 the rest of SKILL.md
-// (skillMDDigest): its body, which agents read, and its other fields. A
-// SKILL.md whose hash is of version 2 or 1 (written before) still verifies;
-// a version 1 record is shown as unbound (Approval.Unbound) until the skill
-// is approved again.
-const (
-	approvalFormat   = "mcpcode approval v3"
-	approvalFormatV2 = "mcpcode approval v2"
-)
+// approvalFormat versions the text of the approval hash: the approval's
+// record (by, at, commit) and the rest of SKILL.md (skillMDDigest): its
+// body, which agents read, and its other fields. (Version 2, which left the
+// rest of SKILL.md unbound, was never released.) A SKILL.md whose hash is of
+// version 1 (written by earlier releases) still verifies; its record is
+// shown as unbound (Approval.Unbound) until the skill is approved again.
+const approvalFormat = "mcpcode approval v3"
 
 // reviewHash is the hash a reviewer approves: name, description, files.
 func reviewHash(name, description string, files map[string][]byte) string {
@@ -79,12 +76,6 @@ func proposalHash(review string, p *Proposal) string {
 // the approval's record and the digest of the rest of SKILL.md.
 func approvalHash(review string, write bool, tools []string, rec Approval, skillMD string) string {
 	return hashOf(fmt.Appendf(nil, "%sskill.md %s\n", approvalText(approvalFormat, review, write, tools, rec), skillMD))
-}
-
-// approvalHashV2 is the approval hash of SKILL.md files written before the
-// rest of SKILL.md was bound: the review hash, the grant and the record.
-func approvalHashV2(review string, write bool, tools []string, rec Approval) string {
-	return hashOf([]byte(approvalText(approvalFormatV2, review, write, tools, rec)))
 }
 
 func approvalText(format, review string, write bool, tools []string, rec Approval) string {
@@ -112,8 +103,6 @@ func matchesApproval(name string, fm *Frontmatter, files map[string][]byte) (ok,
 	rec := fm.Approval()
 	switch fm.SHA256() {
 	case approvalHash(review, fm.Write(), fm.Tools(), rec, fm.digest):
-		return true, false
-	case approvalHashV2(review, fm.Write(), fm.Tools(), rec):
 		return true, false
 	case approvalHashV1(review, fm.Write(), fm.Tools()):
 		return rec.At == "" && rec.Commit == "", true

@@ -97,6 +97,7 @@ func (c *Card) Markdown(o MarkdownOptions) string {
 			fmt.Fprintf(&b, "- **Approving it replaces the approved skill** %s\n", visible.CodeSpan(c.Name))
 		}
 	}
+	fmt.Fprintf(&b, "- **Type check:** %s\n", c.typeCheckFact().text(visible.CodeSpan))
 	b.WriteString("\n")
 	if c.Rationale != "" {
 		b.WriteString("**Why**\n\n" + visible.CodeBlock("text", wrap(c.Rationale, MarkdownWidth), MarkdownWidth) + "\n")

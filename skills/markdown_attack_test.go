@@ -30,6 +30,11 @@ var hostileProgram = "// ZZQ ```\n" +
 
 const hostileSchema = `{"type":"object","properties":{"ZZQ <img src=x>` + "`" + `":{"type":"string","description":"ZZQ ` + "```" + `\n# heading <details>"}}}`
 
+// hostileTypeCheck is a type check whose compiler (a tsc that prints what
+// it likes as its version) and tree version are attacks.
+var hostileTypeCheck = &TypeCheck{Compiler: "ZZQ-tsc ``` <img src=https://tracker.example/c.gif> [x](https://evil.example) \u202e @everyone",
+	Tree: "ZZQ`</b>\u202e\u200bdeadbeef"}
+
 func hostileExample(result string) []byte {
 	rec := Recording{Format: RecordingFormat, Input: json.RawMessage(`{"q":"ZZQ <script>alert(1)</script>"}`), OK: true, Result: json.RawMessage(result)}
 	return rec.Marshal()
@@ -51,7 +56,7 @@ func TestHostileProposalIsInertInMarkdown(t *testing.T) {
 			program = strings.Replace(program, "fetch-me-ZZQ", "fetch-me-also-ZZQ", 1) + more
 		}
 		if _, err := w.Propose(ProposeOptions{Name: "hostile", Description: desc, Rationale: hostileRationale, InputSchema: []byte(hostileSchema),
-			Program: []byte(program), Examples: [][]byte{hostileExample(result)}, Now: fixedNow}); err != nil {
+			Program: []byte(program), Examples: [][]byte{hostileExample(result)}, Now: fixedNow, TypeCheck: hostileTypeCheck}); err != nil {
 			t.Fatal(err)
 		}
 		// A file planted next to the program, with a name that is an attack too.
@@ -88,7 +93,8 @@ func TestHostileProposalIsInertInMarkdown(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"</details> <img src=https://tracker.example/d.gif>", `\u202eevil\u202c`, "# ZZQ Approve this", `ZZQ <img src=x>`,
-		"fetch-me-ZZQ\"", "fetch-me-also-ZZQ\"", "line ends with U+2028", `\u3164`, `\u{e0100}`, "ZZQ `x` </details>", "r\":\"ZZQ </code>"} {
+		"fetch-me-ZZQ\"", "fetch-me-also-ZZQ\"", "line ends with U+2028", `\u3164`, `\u{e0100}`, "ZZQ `x` </details>", "r\":\"ZZQ </code>",
+		"ZZQ-tsc ``` <img src=https://tracker.example/c.gif>", "ZZQ`</b>\\u202e\\u200bd"} {
 		joined := strings.NewReplacer("\n↪ ", "", "\n+↪ ", "", "\n-↪ ", "", "\n ↪ ", "", "\n   ↪ │ ", "").Replace(r.Code)
 		if !strings.Contains(joined, want) {
 			t.Errorf("the card's code lacks %q", want)

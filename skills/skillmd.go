@@ -25,6 +25,16 @@ const (
 	// metaApprovedCommit is the commit checked out when a person approved
 	// in a git repository: what the review stood on.
 	metaApprovedCommit = "mcpcode-approved-commit"
+	// The type check of the program when it was proposed, as the
+	// proposal recorded it (TypeCheck): the compiler, the tree version,
+	// and the sha256 of the index.ts it checked, so that the record is
+	// shown only for that program. It is what mcpcode wrote when the
+	// skill was proposed (kept by approval, and covered by the approval
+	// hash like the rest of SKILL.md), but whoever wrote the branch could
+	// have written it: a card says it is SKILL.md's word.
+	metaTypeCheck        = "mcpcode-typecheck"
+	metaTypeCheckTree    = "mcpcode-typecheck-tree"
+	metaTypeCheckProgram = "mcpcode-typecheck-program"
 )
 
 // Frontmatter is SKILL.md's YAML header, per the Agent Skills spec.
@@ -47,6 +57,24 @@ func (f *Frontmatter) Write() bool {
 
 // Tools returns the tools recorded as used, as "server.tool".
 func (f *Frontmatter) Tools() []string { return strings.Fields(f.Metadata[metaTools]) }
+
+// TypeCheck returns the type check SKILL.md records for program (its
+// index.ts): nil when it records none, or one of another program.
+func (f *Frontmatter) TypeCheck(program []byte) *TypeCheck {
+	compiler := f.Metadata[metaTypeCheck]
+	if compiler == "" || f.Metadata[metaTypeCheckProgram] != hashOf(program) {
+		return nil
+	}
+	return &TypeCheck{Compiler: compiler, Tree: f.Metadata[metaTypeCheckTree]}
+}
+
+// maxRecordText bounds a value mcpcode records in SKILL.md from elsewhere
+// (a compiler's name): far above what one needs.
+const maxRecordText = 200
+
+// recordText is s as SKILL.md records it: valid UTF-8, at most
+// maxRecordText runes.
+func recordText(s string) string { return clipRunes(strings.ToValidUTF8(s, "\ufffd"), maxRecordText) }
 
 // SHA256 returns the recorded approval hash.
 func (f *Frontmatter) SHA256() string { return f.Metadata[metaSHA256] }

@@ -2,6 +2,9 @@
 // Types of what mcpcode's runtime gives a program: the virtual modules
 // "mcpcode:runtime" and "mcpcode:fs", console and timers. Nothing else of the
 // host (no fs, network, process or environment) exists at run time.
+// Programs run on an interpreter: see README.md, "Speed" (build strings with
+// += or join, sort numbers with (a, b) => a - b or a.key - b.key, let the
+// servers filter).
 
 declare module "mcpcode:runtime" {
   /**

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -223,6 +224,77 @@ func TestProposalRecordsItsCheck(t *testing.T) {
 	}
 	if want := "Type check: the program type-checked with " + card.TypeCheck.Compiler + " against the tree version " + tree[:12]; !strings.Contains(card.Render(), want) {
 		t.Errorf("the card does not say %q:\n%s", want, card.Render())
+	}
+	if want := "**Type check:** the program type-checked with `" + card.TypeCheck.Compiler + "` against the tree version `" + tree[:12] + "`"; !strings.Contains(card.Markdown(skills.MarkdownOptions{}), want) {
+		t.Errorf("the Markdown card does not say %q:\n%s", want, card.Markdown(skills.MarkdownOptions{}))
+	}
+	// Approved, the skill's card still says it, from SKILL.md.
+	if _, err := ws.ApproveSkill("sheet-title", skills.ApproveOptions{SHA256: card.SHA256, ApprovedBy: "ana"}); err != nil {
+		t.Fatal(err)
+	}
+	approved, err := ws.ShowSkill("sheet-title")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if approved.TypeCheck == nil || *approved.TypeCheck != *card.TypeCheck ||
+		!strings.Contains(approved.Render(), "Type check: SKILL.md records that the program type-checked with "+card.TypeCheck.Compiler+" against the tree version "+tree[:12]) {
+		t.Errorf("the approved skill's card: %+v\n%s", approved.TypeCheck, approved.Render())
+	}
+}
+
+// TestGitProposalRecordsItsCheck: `skills propose --git` type-checks the
+// program and records the check in the SKILL.md it commits, so that the
+// card of the skill on the branch, and the pull request's comment
+// (`skills diff`), say that it type-checked and against which tree.
+func TestGitProposalRecordsItsCheck(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is needed for this test: install git")
+	}
+	ws, _ := generatedDemo(t)
+	gitIn(t, ws.Root, "init", "-q", "-b", "main")
+	gitIn(t, ws.Root, "config", "user.name", "Ana")
+	gitIn(t, ws.Root, "config", "user.email", "ana@example.com")
+	gitIn(t, ws.Root, "add", ".")
+	gitIn(t, ws.Root, "commit", "-q", "-m", "the tree")
+	program := "import { getSheet } from \"servers/google-drive/getSheet\";\nexport default async function f(input: { id: string }) { return (await getSheet({ sheetId: input.id })).title; }\n"
+	gp, err := ws.ProposeGit(t.Context(), skills.ProposeOptions{Name: "sheet-title", Description: "The title of a sheet.", Rationale: "A test.", Program: []byte(program)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Refused when it does not type-check, with no branch made.
+	_, err = ws.ProposeGit(t.Context(), skills.ProposeOptions{Name: "sheet-titel", Description: "The title of a sheet.", Rationale: "A test.",
+		Program: []byte(strings.Replace(program, ".title", ".titel", 1))})
+	var te *TypeErrors
+	if !errors.As(err, &te) || !strings.Contains(err.Error(), "skills/sheet-titel/index.ts:2:") {
+		t.Errorf("a git proposal that does not type-check: %v", err)
+	}
+	if branches := gitIn(t, ws.Root, "branch", "--list", "skill/*"); branches != "skill/sheet-title" {
+		t.Errorf("branches: %q", branches)
+	}
+	checkout := t.TempDir()
+	gitIn(t, ws.Root, "worktree", "add", "-q", checkout, gp.Branch)
+	// Where the card is read (CI, a reviewer's clone) no compiler need be
+	// found: the card says what SKILL.md records.
+	cw := openDir(t, &App{Dial: ws.app.Dial, Environ: []string{"PATH="}}, checkout)
+	card, err := cw.ShowSkill("sheet-title")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := ws.TreeVersion()
+	if card.TypeCheck == nil || !strings.HasPrefix(card.TypeCheck.Compiler, "TypeScript 7.") || tree == "" || card.TypeCheck.Tree != tree {
+		t.Fatalf("the card's type check %+v, tree %s", card.TypeCheck, tree)
+	}
+	said := "SKILL.md records that the program type-checked with " + card.TypeCheck.Compiler + " against the tree version " + tree[:12]
+	if !strings.Contains(card.Render(), "Type check: "+said) {
+		t.Errorf("the card does not say %q:\n%s", said, card.Render())
+	}
+	diff, err := cw.DiffSkills(t.Context(), "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if comment := strings.ReplaceAll(diff.Markdown(0), "`", ""); !strings.Contains(comment, "**Type check:** "+said) {
+		t.Errorf("the pull request's comment does not say %q:\n%s", said, comment)
 	}
 }
 

@@ -101,7 +101,7 @@ func fileExists(p string) bool {
 // Init creates or completes a workspace: mcp.json (imported from a host's
 // configuration when asked, each server entry unchanged in meaning:
 // variables stay ${VAR}), AGENTS.md, a CLAUDE.md that points to it, and a
-// .gitignore for .mcpcode/. Files that exist are kept, except that an
+// .gitignore for .mcpcode/ and node_modules/. Files that exist are kept, except that an
 // import into an existing mcp.json adds the servers it does not have yet.
 func (a *App) Init(o InitOptions) (*InitReport, error) {
 	cwd, err := os.Getwd()
@@ -201,7 +201,10 @@ func (a *App) Init(o InitOptions) (*InitReport, error) {
 // gitignore keeps mcpcode's state out of git, but for the generator's
 // manifest: it says which tools exist and which are read-only, and
 // `skills verify` needs it wherever the repository is checked out (CI).
-const gitignore = "/" + layout.StateDir + "/*\n!/" + layout.StateDir + "/" + layout.ManifestFile + "\n"
+// It keeps out node_modules/ too, which `npm i -D typescript@7` (the
+// compiler `mcpcode check` asks for) creates in the workspace; the
+// package.json and lock file that pin the compiler are committed.
+const gitignore = "/" + layout.StateDir + "/*\n!/" + layout.StateDir + "/" + layout.ManifestFile + "\nnode_modules/\n"
 
 // importServers reads the servers of a host configuration: "mcpServers"
 // (Claude Desktop, Cursor, Claude Code) or "servers" (VS Code). VS Code's

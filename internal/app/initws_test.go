@@ -2,7 +2,9 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -118,5 +120,57 @@ func TestInitErrors(t *testing.T) {
 	writeFile(t, bad, `{"other": {}}`)
 	if _, err := (&App{}).Init(InitOptions{Dir: t.TempDir(), From: bad}); err == nil || !strings.Contains(err.Error(), `has no "mcpServers"`) {
 		t.Errorf("no servers: %v", err)
+	}
+}
+
+// TestInitGitignore: the .gitignore init writes keeps mcpcode's state out
+// of git but for the manifest, and node_modules/ too: `npm i -D
+// typescript@7`, the install `check` asks for, creates it in the
+// workspace. git itself says what is ignored. A workspace's own
+// .gitignore is kept as it is.
+func TestInitGitignore(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is needed for this test: install git")
+	}
+	ws := t.TempDir()
+	if _, err := (&App{}).Init(InitOptions{Dir: ws}); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, ws, "init", "-q")
+	for path, ignored := range map[string]bool{
+		"node_modules/.bin/tsc":                     true,
+		"node_modules/typescript/package.json":      true,
+		".mcpcode/check/cache.json":                 true,
+		".mcpcode/audit/2026-12-01.jsonl":           true,
+		".mcpcode/manifest.json":                    false,
+		"mcp.json":                                  false,
+		"package.json":                              false,
+		"servers/google-drive/getSheet.ts":          false,
+		"skills/pending-orders/SKILL.md":            false,
+		".github/workflows/mcpcode-skills.yml":      false,
+		"programs/node_modules_are_not_a_prefix.ts": false,
+	} {
+		cmd := exec.Command("git", "check-ignore", "-q", "--no-index", path)
+		cmd.Dir = ws
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatal(err)
+		}
+		if got := err == nil; got != ignored {
+			t.Errorf("%s: ignored %v, want %v", path, got, ignored)
+		}
+	}
+	// An existing .gitignore is not touched.
+	own := t.TempDir()
+	writeFile(t, filepath.Join(own, ".gitignore"), "*.log\n")
+	rep, err := (&App{}).Init(InitOptions{Dir: own})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(own, ".gitignore")); string(data) != "*.log\n" || !strings.Contains(strings.Join(rep.Kept, ","), ".gitignore") {
+		t.Errorf("an existing .gitignore became %q (kept: %v)", data, rep.Kept)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/skills"
 )
 
 // ghStep and ghJob are the parts of a GitHub Actions workflow the test
@@ -322,7 +323,15 @@ func TestInitCIGitHub(t *testing.T) {
 	if len(steps) != 3 || steps[2].code != 1 {
 		t.Fatalf("on the tampered tree the verify step should fail: %+v", steps)
 	}
-	if !strings.Contains(steps[2].out, "::error file=agents/skills/pending-orders/index.ts,line=1,title=mcpcode skills verify%3A pending-orders::skills/pending-orders: skill \"pending-orders\" does not match its approval: index.ts changed since the demo approved it") {
+	md, err := os.ReadFile(filepath.Join(ws, "skills", "pending-orders", "SKILL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm, _, err := skills.ParseSkillMD(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(steps[2].out, "::error file=agents/skills/pending-orders/index.ts,line=1,title=mcpcode skills verify%3A pending-orders::skills/pending-orders: skill \"pending-orders\" does not match its approval: index.ts changed since "+fm.Approval().By+" approved it") {
 		t.Errorf("no annotation on the tampered file:\n%s", steps[2].out)
 	}
 }

@@ -13,12 +13,13 @@ func cmdInit(a *cli, args []string) int {
 	fs := a.flags("init", "[--dir WORKSPACE] [--from claude-desktop|cursor|claude-code|vscode|FILE] [--ci github|gitlab [--mcpcode-version V]] [--json]",
 		"Makes a workspace: mcp.json (with --from, the MCP servers of a host's configuration, each entry\n"+
 			"unchanged in meaning: variables stay ${VAR}), AGENTS.md (how an agent uses the tree, runs programs\n"+
-			"and proposes skills), a CLAUDE.md that points to it, and a .gitignore for .mcpcode/. Files that exist\n"+
-			"are kept; an import adds only servers mcp.json does not have. Prints the snippet that adds\n"+
-			"`mcpcode serve` to the host. --ci github writes .github/workflows/mcpcode-skills.yml into the\n"+
-			"repository (--ci gitlab: .gitlab/mcpcode-skills.gitlab-ci.yml): on every pull request it installs\n"+
-			"this version of mcpcode, verifies the skills with annotations, and posts the review cards of the\n"+
-			"changed skills (see docs/REVIEWING.md for its trust model).")
+			"and proposes skills), a CLAUDE.md that points to it, and a .gitignore for .mcpcode/ and\n"+
+			"node_modules/. Files that exist are kept; an import adds only servers mcp.json does not have.\n"+
+			"Prints the snippet that adds `mcpcode serve` to the host. --ci github writes\n"+
+			".github/workflows/mcpcode-skills.yml into the repository (--ci gitlab:\n"+
+			".gitlab/mcpcode-skills.gitlab-ci.yml): on every pull request it installs this version of mcpcode,\n"+
+			"verifies the skills with annotations, and posts the review cards of the changed skills (see\n"+
+			"docs/REVIEWING.md for its trust model).")
 	dir := fs.String("dir", "", "the workspace to create (default: the current directory)")
 	from := fs.String("from", "", "import the servers of this host (claude-desktop, cursor, claude-code, vscode) or of this file")
 	asJSON := fs.Bool("json", false, "print the report as JSON")

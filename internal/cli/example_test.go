@@ -6,8 +6,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpcode/mcpcode/internal/app"
 	"github.com/mcpcode/mcpcode/internal/demo"
@@ -33,22 +33,33 @@ func demoDial(ctx context.Context, cfg servers.ServerConfig) (mcp.Transport, err
 // TestExampleTreeFresh regenerates examples/demo's tree from the demo
 // servers and fails when the committed files are stale. Refresh them with
 // `go test ./internal/cli -run TestExampleTreeFresh -update`.
+//
+// The demo skill is proposed afresh as `mcpcode demo` proposes it, with an
+// example recorded against the demo servers, and its files (all but
+// SKILL.md) must be the committed ones. Its approval is a person's act,
+// never the test's: -update writes the files, which leaves the committed
+// approval not matching them, and a person approves them again with the
+// CLI (the test says how), which records who, when and at which commit.
+// The committed SKILL.md must match its files (skills verify) and say what
+// a fresh approval says, but for that record.
 func TestExampleTreeFresh(t *testing.T) {
 	t.Parallel()
 	example := filepath.Join(moduleRoot(t), "examples", "demo")
 	ta := newTestApp(t)
 	ta.cli.app.Dial = demoDial
-	ws := example
-	if !*update {
-		ws = t.TempDir()
-		data, err := os.ReadFile(filepath.Join(example, "mcp.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, filepath.Join(ws, "mcp.json"), string(data))
+	ws := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(example, "mcp.json"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if code := ta.run("gen", "--config", filepath.Join(ws, "mcp.json")); code != 0 {
-		t.Fatalf("gen exit %d\n%s", code, ta.stderr)
+	writeFile(t, filepath.Join(ws, "mcp.json"), string(data))
+	for _, dir := range []string{ws, example} {
+		if dir == example && !*update {
+			continue
+		}
+		if code := ta.run("gen", "--config", filepath.Join(dir, "mcp.json")); code != 0 {
+			t.Fatalf("gen exit %d\n%s", code, ta.stderr)
+		}
 	}
 	// The demo skill, proposed and approved as `mcpcode demo` does.
 	sk := skills.NewWorkspace(ws)
@@ -64,9 +75,7 @@ func TestExampleTreeFresh(t *testing.T) {
 	// Its example: a run of the program recorded against the demo servers
 	// (skills verify replays it offline).
 	runProg := filepath.Join(ws, "programs", app.DemoSkillProgram)
-	if !*update {
-		writeFile(t, runProg, string(program))
-	}
+	writeFile(t, runProg, string(program))
 	recFile := filepath.Join(t.TempDir(), "example.json")
 	if code := ta.run("run", "--dir", ws, "--isolation", "none", "--timeout", slowTimeout, "--record", recFile, "--input", `{"limit":3}`, runProg); code != 0 {
 		t.Fatalf("recording the demo skill's example: exit %d\n%s%s", code, ta.stdout, ta.stderr)
@@ -82,19 +91,46 @@ func TestExampleTreeFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sk.Approve(app.DemoSkill, skills.ApproveOptions{ApprovedBy: "the demo", ApprovedAt: demoApprovedAt, SHA256: card.SHA256}); err != nil {
+	if _, err := sk.Approve(app.DemoSkill, skills.ApproveOptions{ApprovedBy: "the demo", SHA256: card.SHA256}); err != nil {
 		t.Fatal(err)
 	}
+	skillMD := filepath.Join(app.DemoSkill, "SKILL.md")
+	approveHint := "approve it again with the CLI: cd examples/demo && mcpcode skills show " + app.DemoSkill +
+		" && mcpcode skills approve " + app.DemoSkill + " --sha256 HASH (with the hash the card prints)"
 	if *update {
+		// The skill's files, as a pull request that changes it would
+		// write them; SKILL.md, the approval, is left to a person.
+		dir := filepath.Join(example, "skills", app.DemoSkill)
+		for path := range snapshotContent(t, dir) {
+			if path != "SKILL.md" {
+				if err := os.Remove(filepath.Join(dir, path)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for path, content := range snapshotContent(t, filepath.Join(ws, "skills")) {
+			if path != skillMD {
+				writeFile(t, filepath.Join(example, "skills", path), content)
+			}
+		}
+		if problems, err := skills.NewWorkspace(example).Verify(); err != nil || len(problems) > 0 {
+			t.Logf("the demo skill changed: %s", approveHint)
+		}
 		return
 	}
 	for _, dir := range []string{"servers", "skills"} {
 		fresh := snapshotContent(t, filepath.Join(ws, dir))
 		committed := snapshotContent(t, filepath.Join(example, dir))
 		for path, content := range fresh {
-			if c, ok := committed[path]; !ok {
+			c, ok := committed[path]
+			switch {
+			case !ok:
 				t.Errorf("examples/demo/%s/%s is missing", dir, path)
-			} else if !bytes.Equal([]byte(c), []byte(content)) {
+			case dir == "skills" && path == skillMD:
+				if a, b := withoutApproval(t, c), withoutApproval(t, content); a != b {
+					t.Errorf("examples/demo/skills/%s does not say what a fresh approval says (but for who approved, when and where):\n%s\nwant:\n%s", path, a, b)
+				}
+			case c != content:
 				t.Errorf("examples/demo/%s/%s is stale", dir, path)
 			}
 		}
@@ -105,9 +141,13 @@ func TestExampleTreeFresh(t *testing.T) {
 		}
 	}
 	// skills verify in examples/demo replays the demo skill's example
-	// offline, as a pull request's CI would.
-	if problems, err := skills.NewWorkspace(example).Verify(); err != nil || len(problems) > 0 {
-		t.Errorf("skills verify in examples/demo: %v %v", problems, err)
+	// offline, as a pull request's CI would, and checks that its approval
+	// matches its files and covers its record.
+	v, err := skills.NewWorkspace(example).VerifyAll()
+	if err != nil || len(v.Problems) > 0 {
+		t.Errorf("skills verify in examples/demo: %v %v; %s", v, err, approveHint)
+	} else if len(v.Skills) != 1 || v.Skills[0].Approval == nil || v.Skills[0].Approval.Unbound || v.Skills[0].Approval.By == "" || v.Skills[0].Approval.At == "" {
+		t.Errorf("the demo skill's approval record: %+v; %s", v.Skills, approveHint)
 	}
 	m1, _ := os.ReadFile(filepath.Join(ws, ".mcpcode", "manifest.json"))
 	m2, _ := os.ReadFile(filepath.Join(example, ".mcpcode", "manifest.json"))
@@ -122,9 +162,23 @@ func TestExampleTreeFresh(t *testing.T) {
 	tsc.Check(t, filepath.Join(example, "programs"), "-p", ".")
 }
 
-// demoApprovedAt is when the committed demo skill was approved: written
-// once, so that the committed tree is reproducible.
-var demoApprovedAt = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+// withoutApproval is a SKILL.md without the approval's record and hash:
+// what two approvals of the same files say alike.
+func withoutApproval(t *testing.T, md string) string {
+	t.Helper()
+	var out []string
+	for _, l := range strings.Split(md, "\n") {
+		switch k, _, _ := strings.Cut(strings.TrimSpace(l), ":"); k {
+		case "mcpcode-approved-by", "mcpcode-approved-at", "mcpcode-approved-commit", "mcpcode-sha256":
+			continue
+		}
+		out = append(out, l)
+	}
+	if _, _, err := skills.ParseSkillMD([]byte(md)); err != nil {
+		t.Errorf("SKILL.md: %v", err)
+	}
+	return strings.Join(out, "\n")
+}
 
 // snapshotContent reads every file under dir.
 func snapshotContent(t *testing.T, dir string) map[string]string {

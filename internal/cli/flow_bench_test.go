@@ -14,7 +14,7 @@ import (
 // BenchmarkProcess10kRows times the article's flow as an agent runs it:
 // `mcpcode run programs/pending-orders.ts` as a new process of the real
 // binary, against a stdio server whose answer (the demo's getSheet, 10,000
-// rows, 5.4 MB, recorded once with testdata/bench/replay) is precomputed.
+// rows, 5.6 MB, recorded once with testdata/bench/replay) is precomputed.
 // Each iteration also
 // times `replay client` against the same server: the least a client does
 // (one call, the answer read and dropped), which is the server's own time.

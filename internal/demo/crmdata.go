@@ -136,9 +136,9 @@ var demoEpoch = time.Date(2025, time.January, 2, 9, 0, 0, 0, time.UTC)
 func sfDateTime(t time.Time) string { return t.Format("2006-01-02T15:04:05.000+0000") }
 func isoDate(t time.Time) string    { return t.Format("2006-01-02") }
 
-// dollars converts integer cents to the JSON number a sheet shows (12.5 for
-// 1250 cents). Division of two exact integers rounds the same everywhere.
-func dollars(cents int) float64 { return float64(cents) / 100 }
+// dollars formats integer cents as a sheet shows an amount: "12.50" for
+// 1250 cents, "1234.50", "0.00" (no thousands separator, no currency).
+func dollars(cents int) string { return fmt.Sprintf("%d.%02d", cents/100, cents%100) }
 
 // buildCRM generates the whole CRM from seedCRM.
 func buildCRM() *crmData {

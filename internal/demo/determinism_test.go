@@ -75,8 +75,8 @@ func TestGoldenData(t *testing.T) {
 		want string
 	}{
 		{"transcript", d.documents["abc123"].Content, "71f5d8e38a088f640ff5759ebbf6b141f98de3eb6387025e6462c2b286e97c40"},
-		{"orders sheet", d.sheets["abc123"].Rows, "75cf874ca065b1c16aab005717fc2a4c9ad70e2d041bd7793568c2f32c41c62c"},
-		{"targets sheet", d.sheets["def456"].Rows, "ab1b249193610f0e8e700a4c58f902c2fce873184d430a013d6cd56988b384d4"},
+		{"orders sheet", d.sheets["abc123"].Rows, "e20ddde7b6883d3a201ab28f59dad8a82462ceda7835028fbada19d566740eeb"},
+		{"targets sheet", d.sheets["def456"].Rows, "c64fc6ccb3457ab63a75d4d6f78aed08c2352951eb1a47d1abf85ef4b1b43d5e"},
 		{"crm", d.crm.records, "4674f44daf68c6b0ed8e53f35e788098064ba02e4d513ac14bbf00481a10148b"},
 		{"slack", newSlackWorkspace().channels[1].messages, "b16011019d1c7f751b37d2fa25f1adce082fd866ecd0adc71bb021fed18b4881"},
 	}

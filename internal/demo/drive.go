@@ -35,10 +35,10 @@ type getSheetInput struct {
 }
 
 type sheetResult struct {
-	SheetID string           `json:"sheetId"`
-	Title   string           `json:"title"`
-	Columns []string         `json:"columns"`
-	Rows    []map[string]any `json:"rows"`
+	SheetID string              `json:"sheetId"`
+	Title   string              `json:"title"`
+	Columns []string            `json:"columns"`
+	Rows    []map[string]string `json:"rows"`
 }
 
 // registerDrive adds the google-drive tools. The drive is read-only, so all
@@ -64,6 +64,7 @@ func registerDrive(s *mcp.Server) {
 		Name:  "getSheet",
 		Title: "Get sheet",
 		Description: "Retrieves a Google Sheets spreadsheet by id: its column names and every row as an object keyed by column name. " +
+			"Every cell is a string, formatted as the sheet shows it (numbers too: a quantity \"12\", an amount \"1234.50\"); convert with Number() to compute. " +
 			"Sheets can hold thousands of rows, so filter them in code rather than printing them.",
 		Annotations:  readOnly(),
 		OutputSchema: getSheetOutput,

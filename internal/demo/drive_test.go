@@ -239,8 +239,13 @@ func TestGetSheet(t *testing.T) {
 					t.Fatalf("row %d has keys %v, want exactly the columns", i, row)
 				}
 				for _, c := range tt.wantColumns {
-					if _, ok := row[c]; !ok {
+					v, ok := row[c]
+					if !ok {
 						t.Fatalf("row %d lacks column %q", i, c)
+					}
+					// Like Google Sheets' formatted values: every cell a string.
+					if _, ok := v.(string); !ok {
+						t.Fatalf("row %d column %q is %#v, want a string", i, c, v)
 					}
 				}
 			}
@@ -253,6 +258,8 @@ func TestOrdersSheetContent(t *testing.T) {
 	statuses := map[string]int{}
 	ids := map[string]bool{}
 	date := regexp.MustCompile(`^2025-\d\d-\d\d$`)
+	money := regexp.MustCompile(`^(0|[1-9]\d*)\.\d\d$`)
+	quantity := regexp.MustCompile(`^([1-9]|1\d|2[0-5])$`)
 	email := regexp.MustCompile(`^[a-z.0-9]+@[a-z]+\.example$`)
 	for i, row := range got.Rows {
 		statuses[row["Status"].(string)]++
@@ -264,8 +271,12 @@ func TestOrdersSheetContent(t *testing.T) {
 		if !date.MatchString(row["orderDate"].(string)) || !email.MatchString(row["email"].(string)) {
 			t.Fatalf("row %d has a bad date or email: %v", i, row)
 		}
-		if amount, ok := row["amount"].(float64); !ok || amount <= 0 {
-			t.Fatalf("row %d amount = %v, want a positive number", i, row["amount"])
+		// Cells are strings, numbers formatted as a sheet shows them.
+		if amount, ok := row["amount"].(string); !ok || !money.MatchString(amount) || amount == "0.00" {
+			t.Fatalf("row %d amount = %#v, want a positive amount formatted like \"1234.50\"", i, row["amount"])
+		}
+		if q, ok := row["quantity"].(string); !ok || !quantity.MatchString(q) {
+			t.Fatalf("row %d quantity = %#v, want a count formatted like \"12\"", i, row["quantity"])
 		}
 	}
 	for _, s := range []string{"pending", "shipped", "delivered", "cancelled"} {

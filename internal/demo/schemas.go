@@ -51,8 +51,8 @@ var getSheetOutput = json.RawMessage(`{
     "columns": {"type": "array", "items": {"type": "string"}, "description": "Column names in sheet order"},
     "rows": {
       "type": "array",
-      "description": "Every row, as an object keyed by column name",
-      "items": {"type": "object", "additionalProperties": {"type": ["string", "number"]}}
+      "description": "Every row, as an object keyed by column name; every cell is a string, formatted as the sheet shows it (\"12\", \"1234.50\")",
+      "items": {"type": "object", "additionalProperties": {"type": "string"}}
     }
   },
   "required": ["sheetId", "title", "columns", "rows"],

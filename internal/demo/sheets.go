@@ -1,6 +1,9 @@
 package demo
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Titles of the two sheets, as listFiles shows them.
 const (
@@ -12,13 +15,16 @@ const (
 const orderRowCount = 10000
 
 // sheet is one spreadsheet of the google-drive demo. Rows are keyed by the
-// names in Columns; cell values are strings or numbers. Sheets are shared
-// and must not be modified after they are built.
+// names in Columns. Every cell value is a string, formatted as the sheet
+// shows it (a quantity "12", an amount "1234.50"): the Google Sheets API
+// returns cells so by default (valueRenderOption FORMATTED_VALUE), and a
+// program converts what it computes with (Number(row["amount"])). Sheets
+// are shared and must not be modified after they are built.
 type sheet struct {
 	ID      string
 	Title   string
 	Columns []string
-	Rows    []map[string]any
+	Rows    []map[string]string
 }
 
 // orderColumns keep the article's spelling: "Status" is capitalised, the rest
@@ -33,14 +39,14 @@ var orderColumns = []string{
 // demo server. Dates rise with the order id across Jan–Sep 2025.
 func buildOrders(crm *crmData) *sheet {
 	rng := newPRNG(seedOrders)
-	rows := make([]map[string]any, orderRowCount)
+	rows := make([]map[string]string, orderRowCount)
 	for i := range rows {
 		lead := rng.intn(len(crm.leadIDs))
 		p := crm.leadPeople[lead]
 		item := pick(rng, products)
 		qty := rng.between(1, 25)
 		discountPct := []int{0, 0, 0, 5, 10}[rng.intn(5)]
-		rows[i] = map[string]any{
+		rows[i] = map[string]string{
 			"orderId":      orderID(i),
 			"orderDate":    isoDate(demoEpoch.AddDate(0, 0, i*270/orderRowCount)),
 			"salesforceId": crm.leadIDs[lead],
@@ -48,7 +54,7 @@ func buildOrders(crm *crmData) *sheet {
 			"email":        p.Email,
 			"phone":        p.Phone,
 			"product":      item.Name,
-			"quantity":     qty,
+			"quantity":     strconv.Itoa(qty),
 			"amount":       dollars(qty * item.UnitPriceCents * (100 - discountPct) / 100),
 			"Status":       orderStatus(rng),
 		}
@@ -78,7 +84,7 @@ func buildTargets() *sheet {
 	rng := newPRNG(seedOrders + 1)
 	regions := []string{"West", "Central", "East", "International"}
 	owners := []teamMember{salesTeam[1], salesTeam[2], salesTeam[5], salesTeam[0]}
-	var rows []map[string]any
+	var rows []map[string]string
 	for i, region := range regions {
 		for q := 1; q <= 4; q++ {
 			target := rng.between(40, 90) * 10000
@@ -86,10 +92,10 @@ func buildTargets() *sheet {
 			if q <= 3 { // Q4 has not started in the demo's world.
 				booked = target * rng.between(70, 125) / 100
 			}
-			rows = append(rows, map[string]any{
+			rows = append(rows, map[string]string{
 				"region": region, "quarter": fmt.Sprintf("Q%d 2025", q),
 				"owner": owners[i].Name, "ownerEmail": owners[i].Email,
-				"target": target, "booked": booked,
+				"target": dollars(target * 100), "booked": dollars(booked * 100),
 			})
 		}
 	}

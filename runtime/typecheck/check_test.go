@@ -91,7 +91,7 @@ func TestCheckFindsRealErrors(t *testing.T) {
 	}{
 		{"misspelled output property", "const s = await getSheet({ sheetId: \"abc123\" });\nconsole.log(s.rowz.length);\n", 4, 2339,
 			"Property 'rowz' does not exist on type 'GetSheetOutput'",
-			[]string{"did you mean 'rows'?", "GetSheetOutput (servers/google-drive/getSheet.ts:9) declares: sheetId: string; title: string; columns: string[]; rows: { [key: string]: string | number }[]"}},
+			[]string{"did you mean 'rows'?", "GetSheetOutput (servers/google-drive/getSheet.ts:9) declares: sheetId: string; title: string; columns: string[]; rows: { [key: string]: string }[]"}},
 		{"wrong argument type", "await getSheet({ sheetId: 123 });\n", 3, 2322,
 			"Type 'number' is not assignable to type 'string'",
 			[]string{"sheetId is declared `sheetId: string` in GetSheetInput (servers/google-drive/getSheet.ts:4)"}},

@@ -14,7 +14,7 @@ import (
 
 // sheetResult is a 10,000-row table as the demo's google-drive getSheet
 // sends it: the rows as structured content and again as the content's text
-// (5.5 MB in all).
+// (5.4 MB in all), every cell a string as the demo sends it.
 func sheetResult(n int) *mcptool.Result {
 	var rows strings.Builder
 	rows.WriteString(`{"columns":["orderId","orderDate","salesforceId","name","email","phone","product","quantity","amount","Status"],"rows":[`)
@@ -23,8 +23,8 @@ func sheetResult(n int) *mcptool.Result {
 			rows.WriteByte(',')
 		}
 		status := [4]string{"pending", "shipped", "delivered", "cancelled"}[i%4]
-		fmt.Fprintf(&rows, `{"Status":%q,"amount":%d,"email":"customer%d@example.com","name":"Customer %d","orderDate":"2025-%02d-%02d","orderId":"ORD-%06d","phone":"(415) 555-%04d","product":"Data Connector","quantity":%d,"salesforceId":"00Q5f%012d"}`,
-			status, 100+i%9000, i, i, 1+i%12, 1+i%28, 100000+i, i%10000, 1+i%20, i)
+		fmt.Fprintf(&rows, `{"Status":%q,"amount":"%d.%02d","email":"customer%d@example.com","name":"Customer %d","orderDate":"2025-%02d-%02d","orderId":"ORD-%06d","phone":"(415) 555-%04d","product":"Data Connector","quantity":"%d","salesforceId":"00Q5f%012d"}`,
+			status, 100+i%9000, i%100, i, i, 1+i%12, 1+i%28, 100000+i, i%10000, 1+i%20, i)
 	}
 	rows.WriteString(`],"sheetId":"abc123","title":"Orders"}`)
 	text, _ := json.Marshal(rows.String())
@@ -46,7 +46,7 @@ func (c sheetCaller) CallTool(context.Context, string, string, json.RawMessage) 
 
 // BenchmarkRun10kRowsWorkerStructured is the worker's side of the
 // article's flow as the demo server answers it: a 10,000-row getSheet
-// result with structured content and its text copy (5.5 MB), relayed from
+// result with structured content and its text copy (5.4 MB), relayed from
 // this process to a warm worker (the text copy left out: the program uses
 // the structured content), built into JS values there, filtered, five
 // rows returned. "no-huge-heap" is the same with workers that reserve no

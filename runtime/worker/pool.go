@@ -6,8 +6,8 @@
 // happens in the worker: esbuild parses and bundles the untrusted source
 // there (its recursion can overflow the Go stack, some shapes of code take
 // it many seconds, and neither can be stopped from inside), goja runs the
-// program there (a single huge allocation or a deeply nested JSON.parse
-// ends the process). The parent process only relays tool calls, enforces
+// program there (a single huge allocation, or a deeply nested JSON.parse
+// with a reviver, ends the process). The parent process only relays tool calls, enforces
 // the wall time by killing the worker, and checks what comes back: it never
 // parses the program's source.
 //

@@ -13,12 +13,14 @@ export interface GetSheetOutput {
   title: string;
   /** Column names in sheet order */
   columns: string[];
-  /** Every row, as an object keyed by column name */
-  rows: { [key: string]: string | number }[];
+  /**
+   * Every row, as an object keyed by column name; every cell is a string, formatted as the sheet shows it ("12", "1234.50")
+   */
+  rows: { [key: string]: string }[];
 }
 
 /**
- * Retrieves a Google Sheets spreadsheet by id: its column names and every row as an object keyed by column name. Sheets can hold thousands of rows, so filter them in code rather than printing them.
+ * Retrieves a Google Sheets spreadsheet by id: its column names and every row as an object keyed by column name. Every cell is a string, formatted as the sheet shows it (numbers too: a quantity "12", an amount "1234.50"); convert with Number() to compute. Sheets can hold thousands of rows, so filter them in code rather than printing them.
  *
  * Read-only, closed world.
  * @title Get sheet
