@@ -15,9 +15,13 @@ import (
 )
 
 // askingUpstream is an upstream server whose read-only tools ask the client
-// of mcpcode: "ask" elicits a name, "sample" asks for a completion.
+// of mcpcode: "ask" elicits a name, "sample" asks for a completion. It
+// speaks the revisions before 2026-07-28 only, in which a server asks by
+// requests of its own during the call (on 2026-07-28 it would answer
+// input_required instead, and go-sdk refuses Session.Elicit there).
 func askingUpstream() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "asking", Version: "1"}, nil)
+	s := mcp.NewServer(&mcp.Implementation{Name: "asking", Version: "1"},
+		&mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}})
 	ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	obj := json.RawMessage(`{"type":"object"}`)
 	text := func(s string) *mcp.CallToolResult {

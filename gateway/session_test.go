@@ -24,10 +24,13 @@ import (
 // adds one to a counter and "get" reads it (state a session keeps between
 // runs); "ask" elicits a form whose fields come in the order zeta, alpha;
 // "chatty" sends two progress notifications and a log message before it
-// answers; and it has one resource.
+// answers; and it has one resource. It speaks the revisions before
+// 2026-07-28 only, in which a server asks by requests of its own during
+// the call (go-sdk refuses Session.Elicit on 2026-07-28).
 func statefulUpstream() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "stateful", Version: "1"}, &mcp.ServerOptions{
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Logging: &mcp.LoggingCapabilities{}, Resources: &mcp.ResourceCapabilities{}}})
+		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Logging: &mcp.LoggingCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
+		SupportedProtocolVersions: []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}})
 	var mu sync.Mutex
 	counter := 0
 	obj := json.RawMessage(`{"type":"object"}`)

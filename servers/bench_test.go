@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -113,4 +114,66 @@ func BenchmarkRunStopsStdioServer(b *testing.B) {
 			b.ReportMetric(float64(stopping.Microseconds())/1000/float64(b.N), "ms-after-program-end")
 		})
 	}
+}
+
+// BenchmarkConnect is what connecting to one server costs a run, gen or
+// tools: start it (stdio), open the session at the newest revision both
+// speak, list its tools, stop it. Each op is one connect of a fresh pool.
+// The go-sdk servers are this test binary; the others are the pinned npm
+// servers (testdata/npm, installed by make test), started with node.
+func BenchmarkConnect(b *testing.B) {
+	nm, err := filepath.Abs(filepath.Join("..", "testdata", "npm", "node_modules"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	self := func(role string) ServerConfig {
+		return ServerConfig{Transport: TransportStdio, Command: os.Args[0], Env: map[string]string{"MCPCODE_TEST_SERVER": role}}
+	}
+	nodeServer := func(pkg string, args ...string) ServerConfig {
+		script := filepath.Join(nm, filepath.FromSlash(pkg))
+		if _, err := os.Stat(script); err != nil {
+			b.Fatalf("%s is not installed (make test installs it): %v", pkg, err)
+		}
+		return ServerConfig{Transport: TransportStdio, Command: "node", Args: append([]string{script}, args...),
+			Env: map[string]string{"NPM_DIR": filepath.Dir(nm), "MEMORY_FILE_PATH": filepath.Join(b.TempDir(), "memory.jsonl")}}
+	}
+	for _, c := range []struct {
+		name string
+		cfg  ServerConfig
+	}{
+		{"go-sdk-2026-07-28", self("env")},
+		{"legacy", ServerConfig{Transport: TransportStdio, Command: os.Args[0], Env: map[string]string{"MCPCODE_TEST_SERVER": "raw", "MCPCODE_TEST_TOOLS": writeTools(b)}}},
+		{"legacy-silent-to-discover", self("silent-discover")},
+		{"legacy-exits-on-discover", self("exit-on-discover")},
+		{"server-everything", nodeServer("@modelcontextprotocol/server-everything/dist/index.js", "stdio")},
+		{"server-filesystem", nodeServer("@modelcontextprotocol/server-filesystem/dist/index.js", b.TempDir())},
+		{"server-memory", nodeServer("@modelcontextprotocol/server-memory/dist/index.js")},
+		{"time-mcp", nodeServer("time-mcp/dist/index.js")},
+		{"ts-sdk-v2-2026-07-28-only", nodeServer("../../mcp2026/server.mjs", "stdio")},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			c.cfg.Name = "s"
+			env := []string{"PATH=" + os.Getenv("PATH")}
+			var version string
+			for b.Loop() {
+				p := NewPool(&Config{Path: "mcp.json", Servers: []ServerConfig{c.cfg}}, PoolOptions{ConnectTimeout: 30 * time.Second, BaseEnv: env})
+				l, err := p.Connect(context.Background(), "s")
+				if err != nil {
+					b.Fatal(err)
+				}
+				version = l.ProtocolVersion
+				_ = p.Close()
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/connect")
+			b.Logf("%s: MCP %s", c.name, version)
+		})
+	}
+}
+
+func writeTools(b *testing.B) string {
+	path := filepath.Join(b.TempDir(), "tools.json")
+	if err := os.WriteFile(path, []byte(`[{"name":"t","inputSchema":{"type":"object"}}]`), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return path
 }

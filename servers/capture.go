@@ -97,37 +97,54 @@ func (c *toolsCapture) outgoing(ctx context.Context, msg jsonrpc.Message) {
 
 // incoming notes a message received from the server. It reports whether
 // the message answered a call whose raw result was captured, and whether
-// that result is a tool error.
-func (c *toolsCapture) incoming(msg jsonrpc.Message) (captured, isError bool) {
+// that result is a tool error. An interim result of a call (2026-07-28
+// input_required) is left to go-sdk, mended in place (mendInputRequests):
+// fixed reports that.
+func (c *toolsCapture) incoming(msg jsonrpc.Message) (captured, isError, fixed bool) {
 	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "elicitation/create" {
 		c.noteForm(req.Params)
-		return false, false
+		return false, false, false
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok && !req.ID.IsValid() && c.onNotice != nil &&
 		(req.Method == "notifications/progress" || req.Method == "notifications/message") {
 		c.onNotice(req.Method, req.Params)
-		return false, false
+		return false, false, false
 	}
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok || !resp.ID.IsValid() {
-		return false, false
+		return false, false, false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	key := idKey(resp.ID)
-	if slot, ok := c.calls[key]; ok {
+	c.mu.Lock()
+	slot, call := c.calls[key]
+	if call {
 		delete(c.calls, key)
+	}
+	c.mu.Unlock()
+	if call {
 		if resp.Error != nil {
-			return false, false
+			return false, false, false
 		}
 		res, err := mcptool.ParseResult(resp.Result)
+		if err == nil && res.InputRequired {
+			// An interim answer (2026-07-28): go-sdk's multi round-trip
+			// middleware needs it whole, and sends the retry (whose answer
+			// the slot gets: outgoing registers it again).
+			mended, ok := c.interim(resp.Result)
+			if ok {
+				resp.Result = mended
+			}
+			return false, false, ok
+		}
 		slot.mu.Lock()
 		slot.filled, slot.res, slot.err = true, res, err
 		slot.mu.Unlock()
-		return true, res != nil && res.IsError
+		return true, res != nil && res.IsError, false
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if !c.pending[key] {
-		return false, false
+		return false, false, false
 	}
 	delete(c.pending, key)
 	var page struct {
@@ -136,7 +153,53 @@ func (c *toolsCapture) incoming(msg jsonrpc.Message) (captured, isError bool) {
 	if resp.Error == nil && json.Unmarshal(resp.Result, &page) == nil {
 		c.tools = append(c.tools, page.Tools...)
 	}
-	return false, false
+	return false, false, false
+}
+
+// interim takes an interim result of a call (2026-07-28 input_required):
+// it notes the property order of the forms it asks for (as noteForm does
+// for an elicitation request of a legacy server), and gives every input
+// request that has no "params" an empty object: the revision lets a
+// request without parameters (roots/list) omit them, and the TypeScript
+// SDK does, but go-sdk v1.8.0 fails to decode such a request ("unexpected
+// end of JSON input"), which would fail the call. ok is false when the
+// result needs no change.
+func (c *toolsCapture) interim(result json.RawMessage) (json.RawMessage, bool) {
+	var r map[string]json.RawMessage
+	if json.Unmarshal(result, &r) != nil {
+		return result, false
+	}
+	var reqs map[string]map[string]json.RawMessage
+	if json.Unmarshal(r["inputRequests"], &reqs) != nil {
+		return result, false
+	}
+	changed := false
+	for _, key := range sortedKeys(reqs) {
+		req := reqs[key]
+		if req == nil {
+			continue
+		}
+		if string(req["method"]) == `"elicitation/create"` {
+			c.noteForm(req["params"])
+		}
+		if p, ok := req["params"]; !ok || string(p) == "null" {
+			req["params"] = json.RawMessage(`{}`)
+			changed = true
+		}
+	}
+	if !changed {
+		return result, false
+	}
+	raw, err := json.Marshal(reqs)
+	if err != nil {
+		return result, false
+	}
+	r["inputRequests"] = raw
+	out, err := json.Marshal(r)
+	if err != nil {
+		return result, false
+	}
+	return out, true
 }
 
 // noteForm keeps the property order of an elicitation request's schema.
@@ -245,7 +308,14 @@ func (c *toolsCapture) tapCall(line []byte) []byte {
 		delete(c.calls, key)
 	}
 	c.mu.Unlock()
-	if !ok {
+	if !ok || (err == nil && res.InputRequired) {
+		// An interim answer goes to go-sdk whole, by the decoding path
+		// (incoming mends it there).
+		if ok {
+			c.mu.Lock()
+			c.calls[key] = slot
+			c.mu.Unlock()
+		}
 		return nil
 	}
 	slot.mu.Lock()
@@ -373,7 +443,7 @@ func (c *capturingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if err != nil {
 		return msg, err
 	}
-	if captured, isError := c.capture.incoming(msg); captured {
+	if captured, isError, _ := c.capture.incoming(msg); captured {
 		// The caller takes the raw result from its slot; go-sdk only needs
 		// to see that the call ended, and whether as a tool error, so it is
 		// spared decoding a result that may be megabytes (or hold a content
@@ -420,6 +490,7 @@ func (t *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) 
 		return nil, err
 	}
 	req = req.Clone(req.Context())
+	encodeNameHeader(req.Header)
 	for k, v := range t.headers {
 		if req.Header.Get(k) == "" {
 			req.Header.Set(k, v)
@@ -509,7 +580,12 @@ func (t *httpRoundTripper) rewrite(data []byte) []byte {
 	if err != nil {
 		return data
 	}
-	captured, isError := t.capture.incoming(msg)
+	captured, isError, fixed := t.capture.incoming(msg)
+	if fixed {
+		if mended, err := jsonrpc.EncodeMessage(msg); err == nil {
+			return mended
+		}
+	}
 	if !captured {
 		return data
 	}

@@ -108,6 +108,11 @@ func (f *inflight) sinks() []*mcptool.NoticeSink {
 	return out
 }
 
+// declinedError is a server's question that nobody here can answer.
+type declinedError struct{ msg string }
+
+func (e *declinedError) Error() string { return e.msg }
+
 // errAmbiguous is a server request that cannot be attributed to one
 // requester.
 var errAmbiguous = errors.New("several programs are calling this server at once, so mcpcode cannot tell which one this request is for; it is declined")
@@ -134,6 +139,31 @@ func (f *inflight) route(def *ClientHandlers) (h *ClientHandlers, callCtx contex
 	return h, callCtx, nil
 }
 
+type callKey struct{}
+
+// withCall marks ctx as the context of a request mcpcode makes of the
+// server (a tool call, a resource read). A 2026-07-28 server asks what it
+// needs by answering such a request with an interim result (multi
+// round-trip requests); go-sdk then runs the handlers with the context of
+// that very request, so what the server asks is attributed to its
+// requester exactly, whoever else is calling the server.
+func withCall(ctx context.Context) context.Context { return context.WithValue(ctx, callKey{}, true) }
+
+// route returns the handlers for a server's request, given the context
+// go-sdk runs the handler with: the handlers of the request it answers
+// when that context is one (an input request of a multi round-trip
+// request), else the route of the calls in flight (a request the server
+// sent on its own, before 2026-07-28).
+func (u *upstream) route(hctx context.Context) (h *ClientHandlers, callCtx context.Context, err error) {
+	if hctx.Value(callKey{}) != nil {
+		if h = handlersOf(hctx); h == nil {
+			h = u.pool.opts.Handlers
+		}
+		return h, nil, nil // hctx ends with the request
+	}
+	return u.inflight.route(u.pool.opts.Handlers)
+}
+
 // requestContext is the context a handler runs in: the handler's own
 // (go-sdk cancels it when the server gives up), also ended when the call
 // that the request belongs to ends.
@@ -148,7 +178,7 @@ func requestContext(hctx, callCtx context.Context) (context.Context, context.Can
 
 // elicit answers a server's elicitation request.
 func (u *upstream) elicit(hctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	h, callCtx, err := u.inflight.route(u.pool.opts.Handlers)
+	h, callCtx, err := u.route(hctx)
 	if err != nil {
 		u.log.note("elicitation declined", err.Error())
 		return nil, err
@@ -158,7 +188,7 @@ func (u *upstream) elicit(hctx context.Context, req *mcp.ElicitRequest) (*mcp.El
 		if h != nil && h.NoElicit != "" {
 			why = h.NoElicit
 		}
-		err := fmt.Errorf("declined: the server asked the user %q, but %s", req.Params.Message, why)
+		err := &declinedError{fmt.Sprintf("declined: the server asked the user %q, but %s", req.Params.Message, why)}
 		u.log.note("elicitation declined", err.Error())
 		return nil, err
 	}
@@ -192,7 +222,7 @@ func (u *upstream) formOrder(p *mcp.ElicitParams) []string {
 
 // sample answers a server's sampling request.
 func (u *upstream) sample(hctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-	h, callCtx, err := u.inflight.route(u.pool.opts.Handlers)
+	h, callCtx, err := u.route(hctx)
 	if err != nil {
 		u.log.note("sampling declined", err.Error())
 		return nil, err
@@ -202,7 +232,7 @@ func (u *upstream) sample(hctx context.Context, req *mcp.CreateMessageRequest) (
 		if h != nil && h.NoSample != "" {
 			why = h.NoSample
 		}
-		err := fmt.Errorf("declined: the server asked for a model's completion (sampling), but %s", why)
+		err := &declinedError{fmt.Sprintf("declined: the server asked for a model's completion (sampling), but %s", why)}
 		u.log.note("sampling declined", err.Error())
 		return nil, err
 	}

@@ -158,16 +158,16 @@ func LoadConfig(path string, lookupEnv func(string) (string, bool)) (*Config, er
 // rawEntry is one server entry as written; every field is optional here so
 // that errors can say exactly what is missing.
 type rawEntry struct {
-	Type     string            `json:"type"`
-	Command  string            `json:"command"`
-	Args     []string          `json:"args"`
-	Env      map[string]string `json:"env"`
-	Cwd      string            `json:"cwd"`
-	URL      string            `json:"url"`
-	Headers  map[string]string `json:"headers"`
-	Disabled bool              `json:"disabled"`
-	OAuth    *rawOAuth         `json:"oauth"`
-	Roots    *[]string         `json:"roots"`
+	Type     string             `json:"type"`
+	Command  string             `json:"command"`
+	Args     []string           `json:"args"`
+	Env      map[string]string  `json:"env"`
+	Cwd      string             `json:"cwd"`
+	URL      string             `json:"url"`
+	Headers  map[string]*string `json:"headers"` // nil: written as null
+	Disabled bool               `json:"disabled"`
+	OAuth    *rawOAuth          `json:"oauth"`
+	Roots    *[]string          `json:"roots"`
 }
 
 // rawOAuth is the "oauth" object as written.
@@ -310,7 +310,11 @@ func parseEntry(display, name string, raw json.RawMessage, baseDir string, looku
 	if err := json.Unmarshal(raw, &e); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return ServerConfig{}, false, warnings, fmt.Errorf("%s: field %q must be %s", where, te.Field, jsonTypeName(te.Type.Kind().String()))
+			want := jsonTypeName(te.Type.Kind().String())
+			if te.Field == "env" || te.Field == "headers" {
+				want = jsonTypeName("map") // a value of the map is what is wrong
+			}
+			return ServerConfig{}, false, warnings, fmt.Errorf("%s: field %q must be %s", where, te.Field, want)
 		}
 		return ServerConfig{}, false, warnings, fmt.Errorf("%s: %v", where, err)
 	}
@@ -355,7 +359,12 @@ func parseEntry(display, name string, raw json.RawMessage, baseDir string, looku
 		}
 	default:
 		srv.URL = x.expand("url", e.URL)
-		srv.Headers = x.expandMap("headers", e.Headers)
+		headers, hw, err := headersOf(where, &x, e.Headers)
+		warnings = append(warnings, hw...)
+		if err != nil {
+			return ServerConfig{Transport: transport}, false, warnings, err
+		}
+		srv.Headers = headers
 		if e.Command != "" || len(e.Args) > 0 || len(e.Env) > 0 {
 			warnings = append(warnings, fmt.Sprintf("%s: \"command\", \"args\" and \"env\" are ignored for a %s server", where, transport))
 		}
@@ -496,6 +505,42 @@ func position(data []byte, offset int64) (line, col int) {
 	lineStart := bytes.LastIndexByte(before, '\n') + 1
 	col = len([]rune(string(before[lineStart:]))) + 1
 	return line, col
+}
+
+// headersOf expands an entry's "headers". A header written as null, or
+// empty (after expansion), is left out with a warning: an empty header is
+// never what was meant, and some servers refuse a request for it. A name
+// that is not an HTTP field name, or a value holding a line break or
+// another control character, is an error of the entry, not a refused
+// request at the first call.
+func headersOf(where string, x *expander, raw map[string]*string) (map[string]string, []string, error) {
+	if raw == nil {
+		return nil, nil, nil
+	}
+	out := map[string]string{}
+	var warnings []string
+	for _, name := range sortedKeys(raw) {
+		if name == "" || strings.IndexFunc(name, func(r rune) bool { return !isTokenChar(r) }) >= 0 {
+			return nil, warnings, fmt.Errorf("%s: headers: %q is not an HTTP header name (letters, digits and !#$%%&'*+-.^_`|~ only)", where, name)
+		}
+		if raw[name] == nil {
+			warnings = append(warnings, fmt.Sprintf("%s: headers.%s is null; it is not sent", where, name))
+			continue
+		}
+		value := x.expand("headers."+name, *raw[name])
+		if x.err != nil {
+			return nil, warnings, x.err
+		}
+		if strings.TrimSpace(value) == "" {
+			warnings = append(warnings, fmt.Sprintf("%s: headers.%s is empty; it is not sent", where, name))
+			continue
+		}
+		if strings.IndexFunc(value, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) >= 0 {
+			return nil, warnings, fmt.Errorf("%s: headers.%s holds a line break or another control character, which an HTTP header cannot carry", where, name)
+		}
+		out[name] = value
+	}
+	return out, warnings, nil
 }
 
 func jsonTypeName(kind string) string {

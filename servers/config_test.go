@@ -246,3 +246,48 @@ func TestFindConfig(t *testing.T) {
 		t.Errorf("got %q, %v; want mcp.json first", p, err)
 	}
 }
+
+// TestHeadersNullOrEmpty: a configured header written as null or empty
+// (also after expansion) is left out at load time with a warning; one that
+// no HTTP request can carry is an error of its entry; other types are
+// errors as for every field.
+func TestHeadersNullOrEmpty(t *testing.T) {
+	t.Parallel()
+	env := envOf(map[string]string{"EMPTY": "", "TOKEN": "s3cret"})
+	cfg, err := ParseConfig([]byte(`{"mcpServers": {"crm": {"type": "http", "url": "https://x.test/mcp",
+		"headers": {"Authorization": "Bearer ${TOKEN}", "X-Null": null, "X-Empty": "", "X-Unset": "${EMPTY}", "X-Blank": "  "}}}}`), "/ws/mcp.json", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crm, ok := cfg.Server("crm")
+	if !ok || crm.Err != nil {
+		t.Fatalf("crm: %+v", crm)
+	}
+	if want := map[string]string{"Authorization": "Bearer s3cret"}; !reflect.DeepEqual(crm.Headers, want) {
+		t.Errorf("headers %q, want %q", crm.Headers, want)
+	}
+	want := []string{
+		`mcp.json: server "crm": headers.X-Blank is empty; it is not sent`,
+		`mcp.json: server "crm": headers.X-Empty is empty; it is not sent`,
+		`mcp.json: server "crm": headers.X-Null is null; it is not sent`,
+		`mcp.json: server "crm": headers.X-Unset is empty; it is not sent`,
+	}
+	if !reflect.DeepEqual(cfg.Warnings, want) {
+		t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(cfg.Warnings, "\n"), strings.Join(want, "\n"))
+	}
+	for _, tc := range []struct{ headers, want string }{
+		{`{"Bad Name": "v"}`, `mcp.json: server "crm": headers: "Bad Name" is not an HTTP header name (letters, digits and !#$%&'*+-.^_` + "`" + `|~ only)`},
+		{`{"X-Line": "a\nb"}`, `mcp.json: server "crm": headers.X-Line holds a line break or another control character, which an HTTP header cannot carry`},
+		{`{"X-Number": 1}`, `mcp.json: server "crm": field "headers" must be an object of strings`},
+		{`[]`, `mcp.json: server "crm": field "headers" must be an object of strings`},
+	} {
+		cfg, err := ParseConfig([]byte(`{"mcpServers": {"crm": {"type": "http", "url": "https://x.test/mcp", "headers": `+tc.headers+`}}}`), "/ws/mcp.json", env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crm, _ := cfg.Server("crm")
+		if crm.Err == nil || crm.Err.Error() != tc.want {
+			t.Errorf("headers %s: error %v, want %s", tc.headers, crm.Err, tc.want)
+		}
+	}
+}

@@ -7,10 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpcode/mcpcode/internal/mcptest"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -90,6 +92,8 @@ func fakeServer(role string) int {
 		return 1
 	case "replay":
 		return replayServer()
+	case "silent-discover", "exit-on-discover", "future", "late-modern", "refuse-initialize":
+		return eraServer(role)
 	case "raw":
 		var tools []json.RawMessage
 		data, err := os.ReadFile(os.Getenv("MCPCODE_TEST_TOOLS"))
@@ -106,4 +110,70 @@ func fakeServer(role string) int {
 	}
 	fmt.Fprintln(os.Stderr, "unknown MCPCODE_TEST_SERVER role", role)
 	return 2
+}
+
+// eraServer is a stdio server with one tool ("t") that opens as a role of
+// the 2026-07-28 era rules asks (the probe tests, probe_test.go):
+//   - silent-discover: a legacy server that never answers server/discover
+//     (it answers ping and initialize);
+//   - exit-on-discover: a legacy server that exits when its first request
+//     is server/discover (as rmcp-based servers did);
+//   - future: a modern server of a revision mcpcode does not speak;
+//   - refuse-initialize: a legacy server that answers initialize with an
+//     error of its own;
+//   - late-modern: a 2026-07-28-only server slow to answer server/discover:
+//     its first process answers it only once initialize arrives (which it
+//     rejects, naming 2026-07-28); later processes answer it after 300 ms.
+//     MCPCODE_TEST_STATE is a file marking that the first process ran.
+func eraServer(role string) int {
+	srv := &mcptest.RawServer{Name: role, Version: "1", Tools: []json.RawMessage{json.RawMessage(`{"name":"t","inputSchema":{"type":"object"}}`)}}
+	unsupported := func(supported ...string) error {
+		data, _ := json.Marshal(map[string]any{"supported": supported})
+		return &jsonrpc.Error{Code: mcp.CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version", Data: data}
+	}
+	discovered := func(versions ...string) any {
+		return map[string]any{"resultType": "complete", "supportedVersions": versions, "capabilities": map[string]any{"tools": map[string]any{}},
+			"_meta": map[string]any{mcp.MetaKeyServerInfo: map[string]any{"name": role, "version": "1"}}}
+	}
+	first := false
+	if role == "late-modern" {
+		state := os.Getenv("MCPCODE_TEST_STATE")
+		if _, err := os.Stat(state); err != nil {
+			first = true
+			_ = os.WriteFile(state, []byte("ran"), 0o644)
+		}
+	}
+	initialized := make(chan struct{})
+	var once sync.Once
+	srv.Intercept = func(ctx context.Context, method string, _ json.RawMessage) (any, error, bool) {
+		switch role + " " + method {
+		case "silent-discover server/discover":
+			return nil, mcptest.NoAnswer, true
+		case "exit-on-discover server/discover":
+			fmt.Fprintln(os.Stderr, "Error: ExpectedInitializeRequest(server/discover)")
+			os.Exit(1)
+		case "future server/discover":
+			return discovered("2099-01-01"), nil, true
+		case "future initialize":
+			return nil, unsupported("2099-01-01"), true
+		case "refuse-initialize initialize":
+			return nil, &jsonrpc.Error{Code: -32603, Message: "the database is not reachable"}, true
+		case "late-modern initialize":
+			once.Do(func() { close(initialized) })
+			return nil, unsupported(modernProtocolVersion), true
+		case "late-modern server/discover":
+			if first {
+				select {
+				case <-initialized:
+				case <-ctx.Done():
+				}
+			} else {
+				time.Sleep(300 * time.Millisecond)
+			}
+			return discovered(modernProtocolVersion), nil, true
+		}
+		return nil, nil, false
+	}
+	_ = srv.Serve(context.Background(), &mcp.StdioTransport{})
+	return 0
 }

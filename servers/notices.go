@@ -141,7 +141,7 @@ func (p *Pool) ReadResource(ctx context.Context, server, uri string) (json.RawMe
 	if err != nil {
 		return nil, err
 	}
-	res, err := sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	res, err := sess.ReadResource(withCall(ctx), &mcp.ReadResourceParams{URI: uri, Meta: requestMeta(sess)})
 	if err != nil {
 		return nil, fmt.Errorf("reading %s from server %q: %w", uri, server, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,16 +18,12 @@ import (
 
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // DefaultConnectTimeout bounds connecting to and listing one server.
 const DefaultConnectTimeout = 30 * time.Second
-
-// protocolVersion is offered in initialize. go-sdk's newest version first
-// sends server/discover, which some stdio servers never answer; this version
-// skips that step and is understood by every current server.
-const protocolVersion = "2025-11-25"
 
 // PoolOptions configure a Pool.
 type PoolOptions struct {
@@ -292,16 +289,20 @@ func (p *Pool) CallTool(ctx context.Context, server, tool string, args json.RawM
 		return taskRequired(server, tool), nil // fails at once, with the reason
 	}
 	defer u.inflight.begin(ctx)()
-	params := &mcp.CallToolParams{Name: tool, Arguments: args}
+	ctx = withCall(ctx)
+	params := &mcp.CallToolParams{Name: tool, Arguments: args, Meta: requestMeta(sess)}
 	if sink := mcptool.NoticesOf(ctx); sink != nil {
 		token, done := u.progressTokens.add(sink)
 		defer done()
-		params.Meta = mcp.Meta{"progressToken": token}
+		if params.Meta == nil {
+			params.Meta = mcp.Meta{}
+		}
+		params.Meta["progressToken"] = token
 	}
 	res, err := callRaw(ctx, sess, params)
 	if err == nil || ctx.Err() != nil || !connectionLost(err) {
 		if err != nil {
-			return nil, u.fail(fmt.Errorf("calling %s: %w", tool, err))
+			return nil, u.fail(callError(tool, err))
 		}
 		return res, nil
 	}
@@ -318,6 +319,32 @@ func (p *Pool) CallTool(ctx context.Context, server, tool string, args json.RawM
 		return nil, u.fail(fmt.Errorf("calling %s after reconnecting: %w", tool, err))
 	}
 	return res, nil
+}
+
+// callError is a failed call's error. A question of the server that
+// nobody could answer in a multi round-trip round (2026-07-28) stops the
+// call there: the server is not sent the retry it waits for, which the
+// error says (a server of an older revision gets the refusal as the
+// answer to its own request, and decides what to do).
+func callError(tool string, err error) error {
+	var d *declinedError
+	if errors.As(err, &d) { // only a round's question reaches here as itself
+		return fmt.Errorf("calling %s: it was not completed: %s; the server, which needs that answer first, was sent nothing more", tool, d.msg)
+	}
+	return fmt.Errorf("calling %s: %w", tool, err)
+}
+
+// requestMeta is the _meta mcpcode adds to a request of its own (go-sdk
+// adds the revision's protocol version, client info and capabilities): on
+// 2026-07-28, which has no logging/setLevel, the log level, so that a
+// server that logs sends info and above (as connectLocked asks older ones
+// once); nil when there is nothing to add.
+func requestMeta(sess *mcp.ClientSession) mcp.Meta {
+	init := sess.InitializeResult()
+	if init == nil || init.ProtocolVersion < modernProtocolVersion || init.Capabilities == nil || init.Capabilities.Logging == nil {
+		return nil
+	}
+	return mcp.Meta{mcp.MetaKeyLogLevel: "info"}
 }
 
 // callRaw calls a tool and returns its result as sent: from the wire tap
@@ -422,19 +449,26 @@ func (u *upstream) connectLocked(ctx context.Context) error {
 	u.setConnectTimer(timer)
 	defer u.setConnectTimer(nil)
 
-	t, err := u.transport(cctx)
-	if err != nil {
-		return u.fail(err)
+	sess, era, err := u.open(cctx, "", false)
+	if err != nil && cctx.Err() == nil {
+		if again, version, patient, why := retryOpening(era); again {
+			u.settleStderr()
+			sess, era, err = u.open(cctx, version, patient)
+			u.log.note("connecting again", why)
+		}
 	}
-	client := u.newClient()
-	sess, err := client.Connect(cctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
-		return u.fail(u.explainConnect(cctx, ctx, err, timeout))
+		return u.fail(u.explainConnect(cctx, ctx, err, timeout, era))
 	}
-	if init := sess.InitializeResult(); init != nil && init.Capabilities != nil && init.Capabilities.Logging != nil {
+	if era.GaveUp != "" {
+		u.log.note("connecting", "no answer to server/discover ("+era.GaveUp+"): connected with initialize")
+	}
+	modern := sess.InitializeResult() != nil && sess.InitializeResult().ProtocolVersion >= modernProtocolVersion
+	if init := sess.InitializeResult(); !modern && init != nil && init.Capabilities != nil && init.Capabilities.Logging != nil {
 		// Servers send log messages only once the client sets a level (some,
 		// go-sdk's among them, none before): info and above reach the
-		// server's log and the runs calling it.
+		// server's log and the runs calling it. (On 2026-07-28 the level
+		// travels in each request's _meta instead: requestMeta.)
 		_ = sess.SetLoggingLevel(cctx, &mcp.SetLoggingLevelParams{Level: "info"})
 	}
 	l, err := u.list(cctx, sess)
@@ -452,6 +486,73 @@ func (u *upstream) connectLocked(ctx context.Context) error {
 		u.drop(sess)
 	}()
 	return nil
+}
+
+// open makes one connection and opens the session on it: at the newest
+// revision both sides speak (version "": go-sdk probes with server/discover
+// and falls back to initialize), or at version. patient lifts the probe's
+// backstop (a server that already showed it is slow to start).
+func (u *upstream) open(ctx context.Context, version string, patient bool) (*mcp.ClientSession, eraOutcome, error) {
+	t, err := u.transport(ctx)
+	if err != nil {
+		return nil, eraOutcome{}, err
+	}
+	if version == "" && u.cfg.Transport == TransportSSE && u.pool.opts.Dial == nil {
+		// The HTTP+SSE transport predates 2026-07-28, which has no such
+		// binding: initialize negotiates the newest revision it can carry.
+		version = legacyProtocolVersion
+	}
+	var probe *probeTransport
+	if u.stdio != nil || u.pool.opts.Dial != nil {
+		// A stdio server's silence to server/discover is bounded here. (An
+		// HTTP server answers the probe's POST with an HTTP status, which
+		// go-sdk takes as the era signal the HTTP binding prescribes; and
+		// its connection cannot be wrapped without losing its session
+		// handling.)
+		probe = &probeTransport{Transport: t, patient: patient}
+		t = probe
+	}
+	sess, err := u.newClient().Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	var era eraOutcome
+	if probe != nil && probe.probe != nil {
+		era = probe.probe.result()
+		if err != nil {
+			_ = probe.probe.Close() // go-sdk leaves it open on some failures
+		} else {
+			probe.probe.settle()
+		}
+	}
+	return sess, era, err
+}
+
+// settleStderr waits (briefly) for the last of a stopped stdio server's
+// stderr, so that it is not taken for the next process's.
+func (u *upstream) settleStderr() {
+	if u.stdio == nil {
+		return
+	}
+	if p := u.stdio.running(); p != nil {
+		select {
+		case <-p.stderrDone:
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// retryOpening decides whether a failed opening is made again, and how:
+// at the legacy revision when the server ended the connection on the
+// server/discover probe (some legacy servers exit on an unknown first
+// request); at the newest, patiently, when the probe gave up on a server
+// that turned out to speak 2026-07-28 (it answered late, or its answer to
+// initialize named the revision).
+func retryOpening(era eraOutcome) (again bool, version string, patient bool, why string) {
+	switch {
+	case era.ClosedOnDiscover && !era.Modern:
+		return true, legacyProtocolVersion, false, "the server ended the connection on server/discover (the 2026-07-28 probe); connected again with initialize at " + legacyProtocolVersion
+	case era.GaveUp != "" && era.Modern && commonVersion(era.Supported) >= modernProtocolVersion:
+		return true, "", true, "the server answered server/discover late (" + era.GaveUp + "); connected again at " + modernProtocolVersion
+	}
+	return false, "", false, ""
 }
 
 func (u *upstream) setConnectTimer(t *pausableTimer) {
@@ -516,8 +617,9 @@ func (p *pausableTimer) stop() {
 	p.t.Stop()
 }
 
-// explainConnect turns a failed initialize into a message a user can act on.
-func (u *upstream) explainConnect(cctx, ctx context.Context, err error, timeout time.Duration) error {
+// explainConnect turns a failed opening into a message a user can act on:
+// what the server answered when it answered, never a guess.
+func (u *upstream) explainConnect(cctx, ctx context.Context, err error, timeout time.Duration, era eraOutcome) error {
 	var se *startError
 	if errors.As(err, &se) {
 		return se
@@ -527,6 +629,12 @@ func (u *upstream) explainConnect(cctx, ctx context.Context, err error, timeout 
 	}
 	if u.oauth == nil && u.stdio == nil && strings.Contains(err.Error(), "Unauthorized") {
 		return fmt.Errorf("connecting: %w; the server wants authorization: remove the Authorization header from its mcp.json entry to log in with OAuth (mcpcode auth %s), or check the header's token", err, u.cfg.Name)
+	}
+	if msg := versionMismatch(err, era); msg != "" {
+		return errors.New(msg)
+	}
+	if rpc := answerOf(err, era); rpc != nil {
+		return fmt.Errorf("the server refused to open the connection: it answered %s", describeRPCError(rpc))
 	}
 	if u.stdio != nil {
 		if p := u.stdio.running(); p != nil {
@@ -542,20 +650,90 @@ func (u *upstream) explainConnect(cctx, ctx context.Context, err error, timeout 
 			case <-wait:
 			}
 			if st := p.exitStatus(); st != "" && cctx.Err() == nil {
-				if junk := u.log.junkLines(); len(junk) > 0 {
-					return fmt.Errorf("the server %s before answering initialize; it printed on stdout %q, which is not JSON-RPC (skipped)", st, junk[len(junk)-1])
+				step := "answering initialize"
+				if era.ClosedOnDiscover {
+					step = "answering server/discover"
 				}
-				return fmt.Errorf("the server %s before answering initialize", st)
+				if junk := u.log.junkLines(); len(junk) > 0 {
+					return fmt.Errorf("the server %s before %s; it printed on stdout %q, which is not JSON-RPC (skipped)", st, step, junk[len(junk)-1])
+				}
+				return fmt.Errorf("the server %s before %s", st, step)
 			}
 		}
 	}
 	if cctx.Err() != nil && ctx.Err() == nil {
-		return fmt.Errorf("no answer to initialize within %s (--connect-timeout); the server was stopped", timeout)
+		awaiting := era.Awaiting
+		if awaiting == "" {
+			awaiting = "server/discover or initialize"
+		}
+		return fmt.Errorf("no answer to %s within %s (--connect-timeout); the server was stopped", awaiting, timeout)
 	}
 	if hint := u.transportHint(cctx, err); hint != "" {
 		return fmt.Errorf("connecting: %w; %s", err, hint)
 	}
 	return fmt.Errorf("connecting: %w", err)
+}
+
+// versionMismatch says, when the server named the revisions it speaks and
+// mcpcode speaks none of them, which they are ("" otherwise).
+func versionMismatch(err error, era eraOutcome) string {
+	supported := era.Supported
+	var rpc *jsonrpc.Error
+	if len(supported) == 0 && errors.As(err, &rpc) {
+		supported = supportedOf(rpc)
+	}
+	if len(supported) == 0 || commonVersion(supported) != "" {
+		return ""
+	}
+	return fmt.Sprintf("the server speaks MCP revision %s, and mcpcode speaks %s: no revision in common (a newer mcpcode, or a release of the server that speaks one of these, is needed)", quoteAll(supported), speaks())
+}
+
+// quoteAll lists strings a server sent, quoted (they reach a terminal).
+func quoteAll(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
+}
+
+// answerOf returns the JSON-RPC error the server answered the opening with
+// (nil when it answered none).
+func answerOf(err error, era eraOutcome) *jsonrpc.Error {
+	if era.InitializeError != nil {
+		return era.InitializeError
+	}
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) {
+		return nil
+	}
+	switch rpc.Code {
+	case 0, -32003, -32004, -32005:
+		return nil // go-sdk's own: closing, or a request the transport could not send
+	}
+	return rpc
+}
+
+// supportedOf is the "supported" list of an UnsupportedProtocolVersionError.
+func supportedOf(rpc *jsonrpc.Error) []string {
+	if rpc.Code != mcp.CodeUnsupportedProtocolVersion || len(rpc.Data) == 0 {
+		return nil
+	}
+	var data mcp.UnsupportedProtocolVersionData
+	if json.Unmarshal(rpc.Data, &data) != nil {
+		return nil
+	}
+	return data.Supported
+}
+
+// describeRPCError shows a server's JSON-RPC error: its code and message,
+// and the revisions it named.
+func describeRPCError(rpc *jsonrpc.Error) string {
+	s := fmt.Sprintf("error %d %q", rpc.Code, rpc.Message)
+	if v := supportedOf(rpc); len(v) > 0 {
+		s += fmt.Sprintf(" (it supports %s)", quoteAll(v))
+	}
+	return s
 }
 
 // transportHint checks, after an http or sse server answered initialize
@@ -579,7 +757,11 @@ func (u *upstream) transportHint(ctx context.Context, err error) string {
 		t = &detachedTransport{&mcp.SSEClientTransport{Endpoint: probe.URL, HTTPClient: hc}}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: u.pool.opts.ClientName, Version: u.pool.opts.ClientVersion}, nil)
-	sess, perr := client.Connect(pctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	version := ""
+	if other == TransportSSE {
+		version = legacyProtocolVersion
+	}
+	sess, perr := client.Connect(pctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if perr != nil {
 		return ""
 	}
@@ -638,6 +820,10 @@ func (u *upstream) list(ctx context.Context, sess *mcp.ClientSession) (*Listing,
 		}
 		if seen[p.tool.Name] {
 			l.Warnings = append(l.Warnings, fmt.Sprintf("tool %q is listed twice; the first is used", p.tool.Name))
+			continue
+		}
+		if err := checkParamHeaders(p.tool.Raw); err != nil {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("tool %q is left out: %v (MCP 2026-07-28 forbids calling it)", p.tool.Name, err))
 			continue
 		}
 		seen[p.tool.Name] = true

@@ -374,7 +374,7 @@ func TestStdioServerThatNeverAnswersIsStopped(t *testing.T) {
 	if !errors.As(err, &se) {
 		t.Fatalf("got %v, want a ServerError", err)
 	}
-	if want := `server "hang": no answer to initialize within 5s (--connect-timeout); the server was stopped`; err.Error() != want {
+	if want := `server "hang": no answer to server/discover within 5s (--connect-timeout); the server was stopped`; err.Error() != want {
 		t.Errorf("error:\n got %s\nwant %s", err, want)
 	}
 	if !strings.Contains(se.Detail(), "hang: waiting forever") {

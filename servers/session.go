@@ -64,7 +64,10 @@ func DialSession(ctx context.Context, dir string, opts SessionOptions) (*Session
 	lines := newStdoutFilter(conn, func([]byte) {})
 	lines.tap = capture.tapLine
 	t := &capturingTransport{Transport: &mcp.IOTransport{Reader: lines, Writer: conn, MaxLineLength: -1}, capture: capture}
-	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	// Both ends are mcpcode: the session asks the run's handlers by
+	// requests of its own during a call (elicitation, sampling), which
+	// 2026-07-28 has no room for, so this hop stays on 2025-11-25.
+	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: legacyProtocolVersion})
 	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("connecting to the workspace session: %w", err)

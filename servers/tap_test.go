@@ -149,3 +149,46 @@ func TestTapPage(t *testing.T) {
 		t.Errorf("%d listings pending after an unreadable page, want it left for go-sdk's path", still)
 	}
 }
+
+// TestInterimResultsGoToGoSDK: an interim result (2026-07-28
+// input_required) is neither tapped nor captured: go-sdk's multi
+// round-trip middleware gets it whole, its input requests without params
+// mended, and the answer to the retry (a new id, registered again by
+// outgoing) is captured as usual.
+func TestInterimResultsGoToGoSDK(t *testing.T) {
+	t.Parallel()
+	c := newToolsCapture()
+	slot := pendingCall(c, float64(3))
+	line := `{"jsonrpc":"2.0","id":3,"result":{"resultType":"input_required","inputRequests":{"roots":{"method":"roots/list"},"ask":{"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{"z":{"type":"string"},"a":{"type":"string"}}}}}},"requestState":"st"}}`
+	if stub := c.tapLine([]byte(line)); stub != nil {
+		t.Fatalf("an interim result was tapped: %s", stub)
+	}
+	msg, err := jsonrpc.DecodeMessage([]byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	captured, _, fixed := c.incoming(msg)
+	if captured || !fixed {
+		t.Fatalf("incoming: captured %v, fixed %v", captured, fixed)
+	}
+	if _, _, filled := slot.result(); filled {
+		t.Error("the interim result filled the call's slot")
+	}
+	result := string(msg.(*jsonrpc.Response).Result)
+	for _, want := range []string{`"roots":{"method":"roots/list","params":{}}`, `"requestState":"st"`, `"resultType":"input_required"`} {
+		if !strings.Contains(result, want) {
+			t.Errorf("the mended result lacks %s: %s", want, result)
+		}
+	}
+	if got := c.formOrder(map[string]bool{"a": true, "z": true}); strings.Join(got, ",") != "z,a" {
+		t.Errorf("form order %v, want the server's z,a", got)
+	}
+	// The retry's answer.
+	retry := pendingCall(c, float64(4))
+	if stub := c.tapLine([]byte(`{"jsonrpc":"2.0","id":4,"result":{"resultType":"complete","content":[{"type":"text","text":"done"}]}}`)); stub == nil {
+		t.Fatal("the final answer was not tapped")
+	}
+	if res, _, filled := retry.result(); !filled || !strings.Contains(string(res.Content), "done") {
+		t.Errorf("the retry's slot: %+v %v", res, filled)
+	}
+}

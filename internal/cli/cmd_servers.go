@@ -53,15 +53,17 @@ func cmdServers(a *cli, args []string) int {
 
 // serverReport is one server's line of `mcpcode servers --json`.
 type serverReport struct {
-	Name          string   `json:"name"`
-	Status        string   `json:"status"` // "ok" or "failed"
-	Transport     string   `json:"transport"`
-	ServerName    string   `json:"serverName,omitempty"`
-	ServerVersion string   `json:"serverVersion,omitempty"`
-	Tools         int      `json:"tools"`
-	ConnectMs     int64    `json:"connectMs"`
-	Error         string   `json:"error,omitempty"`
-	Stderr        []string `json:"stderr,omitempty"`
+	Name          string `json:"name"`
+	Status        string `json:"status"` // "ok" or "failed"
+	Transport     string `json:"transport"`
+	ServerName    string `json:"serverName,omitempty"`
+	ServerVersion string `json:"serverVersion,omitempty"`
+	// ProtocolVersion is the MCP revision spoken with the server.
+	ProtocolVersion string   `json:"protocolVersion,omitempty"`
+	Tools           int      `json:"tools"`
+	ConnectMs       int64    `json:"connectMs"`
+	Error           string   `json:"error,omitempty"`
+	Stderr          []string `json:"stderr,omitempty"`
 }
 
 func serverReports(statuses []servers.Status) []serverReport {
@@ -77,6 +79,7 @@ func serverReports(statuses []servers.Status) []serverReport {
 		} else {
 			l := st.Listing
 			r.ServerName, r.ServerVersion, r.Tools, r.ConnectMs = l.ServerName, l.ServerVersion, len(l.Tools), l.ConnectTime.Milliseconds()
+			r.ProtocolVersion = l.ProtocolVersion
 		}
 		out = append(out, r)
 	}

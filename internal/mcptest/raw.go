@@ -11,6 +11,7 @@ package mcptest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -32,6 +33,10 @@ type RawServer struct {
 	Tools         []json.RawMessage
 	PageSize      int      // tools per tools/list page; 0 = all in one page
 	Call          CallFunc // nil answers every call with an echo of its arguments
+	// Intercept, when set, sees every request first (ahead of the built-in
+	// answers, which know no server/discover): handled reports that it
+	// answered with result or err, or not at all when err is NoAnswer.
+	Intercept func(ctx context.Context, method string, params json.RawMessage) (result any, err error, handled bool)
 
 	// InFlight and MaxInFlight count concurrent tools/call requests.
 	InFlight, MaxInFlight atomic.Int64
@@ -71,6 +76,9 @@ func (s *RawServer) Serve(ctx context.Context, t mcp.Transport) error {
 		go func() {
 			defer wg.Done()
 			result, err := s.handle(ctx, req)
+			if errors.Is(err, NoAnswer) {
+				return
+			}
 			resp := &jsonrpc.Response{ID: req.ID}
 			if err != nil {
 				resp.Error = err
@@ -102,7 +110,15 @@ func (s *RawServer) SetTools(tools []json.RawMessage) {
 	s.Tools = tools
 }
 
+// NoAnswer, returned by an Intercept, leaves a request unanswered.
+var NoAnswer = errors.New("mcptest: no answer")
+
 func (s *RawServer) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	if s.Intercept != nil {
+		if result, err, handled := s.Intercept(ctx, req.Method, req.Params); handled {
+			return result, err
+		}
+	}
 	switch req.Method {
 	case "initialize":
 		var p struct {

@@ -112,6 +112,11 @@ type Result struct {
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 	// IsError marks a result in which the tool reports its own failure.
 	IsError bool `json:"isError,omitempty"`
+	// InputRequired marks an interim result of MCP 2026-07-28
+	// (resultType "input_required"): the server needs answers (its
+	// inputRequests) before it completes the call, which the client sends
+	// on a retry. It is not the call's answer.
+	InputRequired bool `json:"-"`
 }
 
 // Text joins the text content blocks of the result.

@@ -63,6 +63,10 @@ func (s *resultScanner) result() (*Result, error) {
 			default:
 				return fmt.Errorf("the result's isError is %s, not a boolean", clip(value))
 			}
+		case key == "resultType" && string(value) == `"input_required"`,
+			key == "inputRequests" && string(value) != "null":
+			// As go-sdk's client tells an interim result (mrtr.go).
+			r.InputRequired = true
 		}
 		return nil
 	}, nil)

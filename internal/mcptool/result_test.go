@@ -227,3 +227,33 @@ func BenchmarkParseResult(b *testing.B) {
 		}
 	})
 }
+
+// TestParseResultInputRequired: an interim result of MCP 2026-07-28 is
+// told from a call's answer, as go-sdk's client tells it (resultType
+// "input_required", or inputRequests present).
+func TestParseResultInputRequired(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		raw  string
+		want bool
+	}{
+		{`{"resultType":"input_required","inputRequests":{"a":{"method":"roots/list"}},"requestState":"s"}`, true},
+		{`{"inputRequests":{"a":{"method":"roots/list"}}}`, true},
+		{`{"resultType":"input_required","requestState":"s"}`, true},
+		{`{"resultType":"complete","content":[]}`, false},
+		{`{"content":[{"type":"text","text":"\"resultType\":\"input_required\""}]}`, false},
+		{`{"content":[],"inputRequests":null}`, false},
+	} {
+		r, err := ParseResult([]byte(tc.raw))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.raw, err)
+		}
+		if r.InputRequired != tc.want {
+			t.Errorf("%s: InputRequired = %v, want %v", tc.raw, r.InputRequired, tc.want)
+		}
+		_, r, ok, err := ParseCallResponse([]byte(`{"jsonrpc":"2.0","id":1,"result":` + tc.raw + `}`))
+		if !ok || err != nil || r.InputRequired != tc.want {
+			t.Errorf("ParseCallResponse of %s: %+v %v %v", tc.raw, r, ok, err)
+		}
+	}
+}

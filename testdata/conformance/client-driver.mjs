@@ -110,11 +110,36 @@ function args(schema) {
   for (const name of schema?.required || []) out[name] = sample(schema.properties?.[name]);
   return out;
 }
-const calls = tools.map((t) => `  try {
-    const r: any = await callMCPTool("test", ${JSON.stringify(t.name)}, ${JSON.stringify(args(t.inputSchema))});
-    console.log(${JSON.stringify(t.name)}, JSON.stringify(r));
+// The calls: those the scenario names in MCP_CONFORMANCE_CONTEXT
+// ("toolCalls", with their arguments) when it names some; else every tool,
+// with arguments made from its schema. The 2020-12 preservation scenario
+// asks the client to pass the schema it received for one tool back to an
+// echo tool: the schema as mcpcode lists it.
+// A null for an optional argument whose schema does not allow null is left
+// out, as a program written against the generated types does (there it is
+// `name?: T`; mcpcode refuses the null before sending).
+function typed(name, given) {
+  const props = tools.find((t) => t.name === name)?.inputSchema?.properties ?? {};
+  const out = {};
+  for (const [k, v] of Object.entries(given ?? {})) {
+    const type = props[k]?.type;
+    if (v === null && type !== undefined && type !== "null" && !(Array.isArray(type) && type.includes("null"))) continue;
+    out[k] = v;
+  }
+  return out;
+}
+let wanted = Array.isArray(context.toolCalls)
+  ? context.toolCalls.map((c) => ({ name: c.name, arguments: typed(c.name, c.arguments) }))
+  : tools.map((t) => ({ name: t.name, arguments: args(t.inputSchema) }));
+if (process.env.MCP_CONFORMANCE_SCENARIO === "json-schema-2020-12-preservation") {
+  const focal = tools.find((t) => t.name === "json_schema_2020_12_tool");
+  wanted = [{ name: "json_schema_echo", arguments: { schema: focal?.inputSchema ?? null } }];
+}
+const calls = wanted.map((c) => `  try {
+    const r: any = await callMCPTool("test", ${JSON.stringify(c.name)}, ${JSON.stringify(c.arguments)});
+    console.log(${JSON.stringify(c.name)}, JSON.stringify(r));
   } catch (e) {
-    console.log(${JSON.stringify(t.name)}, "failed:", String(e));
+    console.log(${JSON.stringify(c.name)}, "failed:", String(e));
   }`);
 writeFileSync(join(ws, "program.ts"), `import { callMCPTool } from "mcpcode:runtime";\n${calls.join("\n")}\n`);
 runAtTerminal("program.ts");
