@@ -288,8 +288,8 @@ func (p *Pool) CallTool(ctx context.Context, server, tool string, args json.RawM
 	if t, ok := l.Tool(tool); ok && t.RequiresTask() {
 		return taskRequired(server, tool), nil // fails at once, with the reason
 	}
-	defer u.inflight.begin(ctx)()
 	ctx = withCall(ctx)
+	defer u.inflight.begin(ctx)() // with the call's question count (a legacy server's requests are routed here)
 	params := &mcp.CallToolParams{Name: tool, Arguments: args, Meta: requestMeta(sess)}
 	if sink := mcptool.NoticesOf(ctx); sink != nil {
 		token, done := u.progressTokens.add(sink)

@@ -67,6 +67,9 @@ func (l *lineReader) read(ctx context.Context) (string, error) {
 			close(l.lines)
 		}()
 	})
+	if err := ctx.Err(); err != nil {
+		return "", err // a line read now would be the answer to the next question
+	}
 	select {
 	case line, ok := <-l.lines:
 		if !ok {
@@ -174,6 +177,9 @@ var errCancel = errors.New("cancelled")
 func (f *form) ask(ctx context.Context, r *app.ElicitRequest) (*mcp.ElicitResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, err // abandoned while another question was out: not shown
+	}
 	p := r.Params
 	if p.Mode == "url" {
 		fmt.Fprintf(f.out, "\nmcpcode: server %s asks you to open this page:\n%s%s\n", serverName(r.Server), fromServer(p.Message), fromServer(p.URL))
