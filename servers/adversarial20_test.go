@@ -309,3 +309,90 @@ func TestAdversarialLegacyServerAsksEndlessly(t *testing.T) {
 		t.Errorf("the server saw %s answers", res.Text())
 	}
 }
+
+// hostileOpening is an in-process server whose answers to
+// server/discover and initialize are given.
+func hostileOpening(t *testing.T, discover, initialize func() (any, error)) error {
+	t.Helper()
+	srv := &mcptest.RawServer{Name: "hostile", Version: "1"}
+	srv.Intercept = func(_ context.Context, method string, _ json.RawMessage) (any, error, bool) {
+		switch method {
+		case "server/discover":
+			res, err := discover()
+			return res, err, true
+		case "initialize":
+			res, err := initialize()
+			return res, err, true
+		}
+		return nil, nil, false
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := NewPool(&Config{Path: "mcp.json", Servers: []ServerConfig{{Name: "hostile", Transport: TransportStdio, Command: "unused"}}}, PoolOptions{
+		ConnectTimeout: 10 * time.Second,
+		Dial: func(context.Context, ServerConfig) (mcp.Transport, error) {
+			ct, st := mcp.NewInMemoryTransports()
+			go func() { _ = srv.Serve(ctx, st) }()
+			return ct, nil
+		}})
+	defer p.Close()
+	_, err := p.Connect(ctx, "hostile")
+	return err
+}
+
+// TestAdversarialOpeningAnswersAreBoundedInErrors: what a server answered
+// to the opening reaches the error (printed by servers and gen, sent to
+// an agent host by serve) quoted and bounded: a list of ten thousand
+// "revisions", a revision of a megabyte, a refusal of a megabyte, all
+// with terminal escapes, make an error of a few hundred bytes that still
+// says what the server answered.
+func TestAdversarialOpeningAnswersAreBoundedInErrors(t *testing.T) {
+	t.Parallel()
+	hostile := "\x1b]0;owned\x07\x1b[2J" + strings.Repeat("9", 100)
+	many := make([]string, 10000)
+	for i := range many {
+		many[i] = fmt.Sprintf("%s-%d", hostile, i)
+	}
+	huge := strings.Repeat("\x1b[31m2099-01-01", 100000)
+	unsupported := func(supported ...string) error {
+		data, _ := json.Marshal(map[string]any{"supported": supported})
+		return &jsonrpc.Error{Code: mcp.CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version", Data: data}
+	}
+	discovered := func(versions ...string) func() (any, error) {
+		return func() (any, error) {
+			return map[string]any{"resultType": "complete", "supportedVersions": versions, "capabilities": map[string]any{}}, nil
+		}
+	}
+	notFound := func() (any, error) { return nil, &jsonrpc.Error{Code: -32601, Message: "method not found"} }
+	for _, tc := range []struct {
+		name                 string
+		discover, initialize func() (any, error)
+		want                 string
+	}{
+		{"many revisions", discovered(many...), func() (any, error) { return nil, unsupported(many...) }, "the server speaks MCP revision"},
+		{"a huge revision", discovered(huge), func() (any, error) { return nil, unsupported(huge) }, "the server speaks MCP revision"},
+		{"a huge refusal", notFound, func() (any, error) { return nil, &jsonrpc.Error{Code: -32603, Message: huge} }, "the server refused to open the connection"},
+		{"a huge revision accepted", notFound, func() (any, error) {
+			return map[string]any{"protocolVersion": huge, "capabilities": map[string]any{}, "serverInfo": map[string]any{"name": "x", "version": "1"}}, nil
+		}, "unsupported protocol version"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := hostileOpening(t, tc.discover, tc.initialize)
+			if err == nil {
+				t.Fatal("connected")
+			}
+			msg := err.Error()
+			t.Log(msg)
+			if len(msg) > 1500 {
+				t.Errorf("the error is %d bytes long: %.300s…", len(msg), msg)
+			}
+			if strings.ContainsRune(msg, '\x1b') {
+				t.Errorf("the error holds a raw escape: %.300q", msg)
+			}
+			if !strings.Contains(msg, tc.want) {
+				t.Errorf("the error does not say %q: %.500s", tc.want, msg)
+			}
+		})
+	}
+}
