@@ -353,6 +353,9 @@ func requestMeta(sess *mcp.ClientSession) mcp.Meta {
 func callRaw(ctx context.Context, sess *mcp.ClientSession, params *mcp.CallToolParams) (*mcptool.Result, error) {
 	slot := &resultSlot{}
 	res, err := sess.CallTool(withResultSlot(ctx, slot), params)
+	if why := slot.refusal(); why != "" {
+		return nil, &declinedError{why} // a round refused before it was asked
+	}
 	if err != nil {
 		return nil, err
 	}
