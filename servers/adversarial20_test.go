@@ -433,3 +433,41 @@ func TestAdversarialUnknownInputRequestsFailTheCall(t *testing.T) {
 		})
 	}
 }
+
+// TestAdversarialListingAsksNobody: a server that answers tools/list (what
+// servers and gen do, with no run to ask for) with an input_required round
+// gets nobody asked: its tools are listed from the answer as it is.
+func TestAdversarialListingAsksNobody(t *testing.T) {
+	t.Parallel()
+	srv := &mcptest.RawServer{Name: "hostile", Version: "1"}
+	srv.Intercept = func(_ context.Context, method string, _ json.RawMessage) (any, error, bool) {
+		switch method {
+		case "server/discover":
+			return map[string]any{"resultType": "complete", "supportedVersions": []string{modernProtocolVersion},
+				"capabilities": map[string]any{"tools": map[string]any{}}}, nil, true
+		case "tools/list":
+			res := questions(3, "s")
+			res["tools"] = []any{map[string]any{"name": "t", "inputSchema": map[string]any{"type": "object"}}}
+			return res, nil, true
+		}
+		return nil, nil, false
+	}
+	var asked atomic.Int64
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := NewPool(&Config{Path: "mcp.json", Servers: []ServerConfig{{Name: "hostile", Transport: TransportStdio, Command: "unused"}}}, PoolOptions{
+		ConnectTimeout: 10 * time.Second, Handlers: countingHandlers(&asked),
+		Dial: func(context.Context, ServerConfig) (mcp.Transport, error) {
+			ct, st := mcp.NewInMemoryTransports()
+			go func() { _ = srv.Serve(ctx, st) }()
+			return ct, nil
+		}})
+	defer p.Close()
+	l, err := p.Connect(ctx, "hostile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Tools) != 1 || asked.Load() != 0 {
+		t.Errorf("listed %d tools, asked %d questions; want 1 tool, nobody asked", len(l.Tools), asked.Load())
+	}
+}
