@@ -471,3 +471,29 @@ func TestAdversarialListingAsksNobody(t *testing.T) {
 		t.Errorf("listed %d tools, asked %d questions; want 1 tool, nobody asked", len(l.Tools), asked.Load())
 	}
 }
+
+// TestAdversarialExpandedHeaderCannotSplitTheRequest: a configured header
+// whose variable holds a line break and a header line of its own (an
+// environment someone else set) is an error of the entry, found at load
+// time, that does not show the value; the server is never sent it.
+func TestAdversarialExpandedHeaderCannotSplitTheRequest(t *testing.T) {
+	t.Parallel()
+	env := envOf(map[string]string{"TOKEN": "s3cret\r\nX-Injected: yes"})
+	cfg, err := ParseConfig([]byte(`{"mcpServers": {"crm": {"type": "http", "url": "https://x.test/mcp",
+		"headers": {"Authorization": "Bearer ${TOKEN}"}}}}`), "/ws/mcp.json", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crm, _ := cfg.Server("crm")
+	if crm.Err == nil || !strings.Contains(crm.Err.Error(), "headers.Authorization holds a line break") {
+		t.Fatalf("error %v, want the entry's", crm.Err)
+	}
+	if strings.Contains(crm.Err.Error(), "s3cret") || strings.Contains(crm.Err.Error(), "Injected") {
+		t.Errorf("the error shows the value: %v", crm.Err)
+	}
+	p := NewPool(cfg, PoolOptions{})
+	defer p.Close()
+	if _, err := p.CallTool(context.Background(), "crm", "t", nil); err == nil || !strings.Contains(err.Error(), "holds a line break") {
+		t.Errorf("a call: %v, want the entry's error", err)
+	}
+}
