@@ -497,3 +497,46 @@ func TestAdversarialExpandedHeaderCannotSplitTheRequest(t *testing.T) {
 		t.Errorf("a call: %v, want the entry's error", err)
 	}
 }
+
+// TestAdversarialEndlessRoundsStop: a server that answers every retry with
+// another input_required round (of questions nobody is asked: roots) gets
+// ten rounds, then the call fails saying so.
+func TestAdversarialEndlessRoundsStop(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int64
+	p := hostileModern(t, func(params json.RawMessage) (any, error) {
+		calls.Add(1)
+		var cp callParams
+		_ = json.Unmarshal(params, &cp)
+		return map[string]any{"resultType": "input_required", "requestState": cp.RequestState + "+",
+			"inputRequests": map[string]any{"r": map[string]any{"method": "roots/list"}}}, nil
+	}, PoolOptions{})
+	_, err := p.CallTool(context.Background(), "hostile", "t", nil)
+	t.Log(err)
+	if err == nil || !strings.Contains(err.Error(), "still asked for input after 10 rounds") {
+		t.Errorf("error %v, want one saying the server still asked after 10 rounds", err)
+	}
+	if n := calls.Load(); n != 10 {
+		t.Errorf("the server got %d calls, want 10", n)
+	}
+}
+
+// TestAdversarialBusyRoundsStop: a server that answers every call with a
+// round asking nothing (the revision's "busy, retry") gets three tries,
+// then the call fails saying so.
+func TestAdversarialBusyRoundsStop(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int64
+	p := hostileModern(t, func(json.RawMessage) (any, error) {
+		calls.Add(1)
+		return map[string]any{"resultType": "input_required", "requestState": "s", "inputRequests": map[string]any{}}, nil
+	}, PoolOptions{})
+	_, err := p.CallTool(context.Background(), "hostile", "t", nil)
+	t.Log(err)
+	if err == nil || !strings.Contains(err.Error(), "answered 3 times that it is busy") {
+		t.Errorf("error %v, want one saying the server was busy 3 times", err)
+	}
+	if n := calls.Load(); n != 3 {
+		t.Errorf("the server got %d calls, want 3", n)
+	}
+}

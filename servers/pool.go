@@ -332,6 +332,13 @@ func callError(tool string, err error) error {
 	if errors.As(err, &d) { // only a round's question reaches here as itself
 		return fmt.Errorf("calling %s: it was not completed: %s; the server, which needs that answer first, was sent nothing more", tool, d.msg)
 	}
+	// go-sdk's bounds on the rounds of one call (mrtr.go), said plainly.
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "multi-round-trip: exceeded maximum retries"):
+		return fmt.Errorf("calling %s: the server still asked for input after 10 rounds (input_required) and did not complete the call; mcpcode stopped there: %w", tool, err)
+	case strings.Contains(msg, "multi-round-trip: exceeded maximum load-shedding retries"):
+		return fmt.Errorf("calling %s: the server answered 3 times that it is busy (an input_required round asking nothing) and did not complete the call; try again later: %w", tool, err)
+	}
 	return fmt.Errorf("calling %s: %w", tool, err)
 }
 
