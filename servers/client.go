@@ -118,13 +118,22 @@ func (e *declinedError) Error() string { return e.msg }
 // requester.
 var errAmbiguous = errors.New("several programs are calling this server at once, so mcpcode cannot tell which one this request is for; it is declined")
 
+// errNoCall is a server's question while no call of mcpcode's is in
+// flight: MCP requires elicitation and sampling to belong to a request of
+// the client's (SEP-2260), and a question of no call would not be counted
+// against any call's bound (maxQuestionsPerCall).
+var errNoCall = &declinedError{"declined: the server asked while no call of mcpcode's was in progress on it (MCP allows a server to ask only while it serves a request of the client's)"}
+
 // route returns the handlers for a server's request: those of the calls in
-// flight if they all share them, else the pool's default (no call in
-// flight, or only calls without handlers of their own). callCtx is the
-// context of a call it belongs to (nil when none).
+// flight if they all share them, else the pool's default (only calls
+// without handlers of their own). callCtx is the context of a call it
+// belongs to. With no call in flight the request is declined.
 func (f *inflight) route(def *ClientHandlers) (h *ClientHandlers, callCtx context.Context, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if len(f.calls) == 0 {
+		return nil, nil, errNoCall
+	}
 	first := true
 	for _, c := range f.calls {
 		switch {
