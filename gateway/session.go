@@ -1,14 +1,17 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -136,16 +139,21 @@ type sessionServer struct {
 	configStamp string
 	restarted   []string
 	stale       string // why the session no longer serves ("" while it does)
+
+	raw rawResults // results on their way to runs (ToolCall)
+	// stopWith is the connection of the run that asked the session to stop.
+	stopWith *mcp.ServerSession
 }
 
 // serveConn serves one run's connection until it closes or ctx ends.
 func (s *sessionServer) serveConn(ctx context.Context, c net.Conn) {
 	defer c.Close()
-	ss, err := s.server.Connect(ctx, &mcp.IOTransport{Reader: c, Writer: c, MaxLineLength: -1}, nil)
+	ss, err := s.server.Connect(ctx, &mcp.IOTransport{Reader: c, Writer: &rawWriter{w: c, results: &s.raw}, MaxLineLength: -1}, nil)
 	if err != nil {
 		s.log.Warn("session: a run's connection failed", "error", err)
 		return
 	}
+	defer s.raw.drop(ss)
 	done := make(chan struct{})
 	go func() {
 		_ = ss.Wait()
@@ -153,11 +161,21 @@ func (s *sessionServer) serveConn(ctx context.Context, c net.Conn) {
 	}()
 	select {
 	case <-done:
+		s.mu.Lock()
+		asked := s.stopWith == ss
+		s.mu.Unlock()
+		if asked {
+			s.stop() // the run that asked the session to stop has its answer
+		}
 	case <-ctx.Done():
 		_ = ss.Close()
 		<-done
 	}
 }
+
+// stopGrace is how long a session asked to stop waits for the run that
+// asked to close its connection, so that the answer reaches it first.
+const stopGrace = 2 * time.Second
 
 // track notes each request, for the idle stop, and checks before each
 // tool call that the session may still serve (its binary, mcp.json).
@@ -275,9 +293,14 @@ func (s *sessionServer) addTools() {
 	add(session.ToolStatus, "What the session serves.", func(context.Context, *mcp.CallToolRequest) (any, error) {
 		return s.status(), nil
 	})
-	add(session.ToolStop, "Stops the session once it answered.", func(context.Context, *mcp.CallToolRequest) (any, error) {
+	add(session.ToolStop, "Stops the session once it answered.", func(_ context.Context, req *mcp.CallToolRequest) (any, error) {
 		s.log.Info("session: stopping", "reason", "asked")
-		go s.stop()
+		// Once the answer is on its way: when the run that asked closes
+		// its connection, or after a grace should it keep it open.
+		s.mu.Lock()
+		s.stopWith = req.Session
+		s.mu.Unlock()
+		time.AfterFunc(stopGrace, s.stop)
 		return s.status(), nil
 	})
 	add(session.ToolTools, "Lists an upstream server's tools.", func(ctx context.Context, req *mcp.CallToolRequest) (any, error) {
@@ -291,7 +314,7 @@ func (s *sessionServer) addTools() {
 		}
 		return session.Listing{Tools: l.RawTools(), ServerName: l.ServerName, ServerVersion: l.ServerVersion, ProtocolVersion: l.ProtocolVersion}, nil
 	})
-	add(session.ToolCall, "Calls an upstream server's tool.", s.call)
+	s.server.AddTool(&mcp.Tool{Name: session.ToolCall, Description: "Calls an upstream server's tool.", InputSchema: object}, s.call)
 	add(session.ToolResources, "Lists an upstream server's resources.", func(ctx context.Context, req *mcp.CallToolRequest) (any, error) {
 		var a session.ServerArgs
 		if err := json.Unmarshal(req.Params.Arguments, &a); err != nil {
@@ -312,16 +335,15 @@ func (s *sessionServer) addTools() {
 // notices about it go to the run (as progress notifications carrying the
 // notice), its questions (elicitation, sampling) to the run's own
 // terminal or host, and its answer back as received.
-func (s *sessionServer) call(ctx context.Context, req *mcp.CallToolRequest) (any, error) {
+func (s *sessionServer) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var a session.CallArgs
 	if err := json.Unmarshal(req.Params.Arguments, &a); err != nil {
-		return nil, err
+		return sessionFailure(err), nil
 	}
-	sent := 0
 	if token := req.Params.GetProgressToken(); token != nil {
-		var finish func() int
+		var finish func()
 		ctx, finish = s.forwardNotices(ctx, req.Session, token)
-		defer func() { sent = finish() }()
+		defer finish() // the notices are written before the answer
 	}
 	if a.StructuredOnly {
 		ctx = mcptool.WithStructuredOnly(ctx)
@@ -329,40 +351,145 @@ func (s *sessionServer) call(ctx context.Context, req *mcp.CallToolRequest) (any
 	ctx = app.WithClientHandlers(ctx, runHandlers(req.Session))
 	res, err := s.pool.CallTool(ctx, a.Server, a.Tool, a.Arguments)
 	if err != nil {
-		return nil, err
+		return sessionFailure(err), nil
 	}
-	return &deferredResult{res: session.CallResult{IsError: res.IsError, Content: res.Content, StructuredContent: res.StructuredContent}, notices: &sent}, nil
+	key := s.raw.put(req.Session, rawResult(res))
+	return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: map[string]string{session.RawKey: key}}, nil
 }
 
-// deferredResult is a call's answer, encoded once the notices about the
-// call were sent (their count is part of it).
-type deferredResult struct {
-	res     session.CallResult
-	notices *int
+// rawResult is a tool result as JSON, from its raw parts (nothing is
+// decoded or re-encoded).
+func rawResult(r *mcptool.Result) []byte {
+	content := r.Content
+	if len(content) == 0 {
+		content = json.RawMessage(`[]`)
+	}
+	b := make([]byte, 0, len(content)+len(r.StructuredContent)+64)
+	b = append(b, `{"content":`...)
+	b = append(b, content...)
+	if len(r.StructuredContent) > 0 {
+		b = append(b, `,"structuredContent":`...)
+		b = append(b, r.StructuredContent...)
+	}
+	if r.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	return append(b, '}')
 }
 
-func (d *deferredResult) MarshalJSON() ([]byte, error) {
-	d.res.Notices = *d.notices
-	return json.Marshal(d.res)
+// rawResults are the upstream results whose answers are on their way:
+// each waits, under its key, for the connection's writer (rawWriter) to put
+// it in the place of the answer that names it.
+type rawResults struct {
+	mu    sync.Mutex
+	next  int
+	byKey map[string][]byte
+	of    map[*mcp.ServerSession][]string // keys of each connection, dropped when it ends
 }
+
+func (r *rawResults) put(ss *mcp.ServerSession, raw []byte) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byKey == nil {
+		r.byKey, r.of = map[string][]byte{}, map[*mcp.ServerSession][]string{}
+	}
+	r.next++
+	key := strconv.Itoa(r.next)
+	r.byKey[key] = raw
+	r.of[ss] = append(r.of[ss], key)
+	return key
+}
+
+func (r *rawResults) take(key string) ([]byte, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	raw, ok := r.byKey[key]
+	delete(r.byKey, key)
+	return raw, ok
+}
+
+// drop forgets what a connection that ended never wrote.
+func (r *rawResults) drop(ss *mcp.ServerSession) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, k := range r.of[ss] {
+		delete(r.byKey, k)
+	}
+	delete(r.of, ss)
+}
+
+// rawWriter is the writing side of a run's connection: it passes lines on
+// as they are, but for an answer that names a raw result
+// ({"mcpcode/raw": KEY}), which it writes with that result in the place
+// of the answer's.
+type rawWriter struct {
+	w       io.WriteCloser
+	results *rawResults
+	line    []byte
+}
+
+var rawMarker = []byte(`"` + session.RawKey + `"`)
+
+func (w *rawWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			w.line = append(w.line, p...)
+			break
+		}
+		w.line = append(w.line, p[:i+1]...)
+		p = p[i+1:]
+		if err := w.flushLine(); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+func (w *rawWriter) flushLine() error {
+	line := w.line
+	w.line = w.line[:0]
+	if len(line) < 4096 && bytes.Contains(line, rawMarker) {
+		if id, res, ok, _ := mcptool.ParseCallResponse(bytes.TrimSpace(line)); ok {
+			var stub map[string]string
+			if json.Unmarshal(res.StructuredContent, &stub) == nil {
+				if raw, ok := w.results.take(stub[session.RawKey]); ok {
+					out := make([]byte, 0, len(raw)+len(id)+40)
+					out = append(out, `{"jsonrpc":"2.0","id":`...)
+					out = append(out, id...)
+					out = append(out, `,"result":`...)
+					out = append(out, raw...)
+					out = append(out, "}\n"...)
+					_, err := w.w.Write(out)
+					return err
+				}
+			}
+		}
+	}
+	_, err := w.w.Write(line)
+	return err
+}
+
+func (w *rawWriter) Close() error { return w.w.Close() }
 
 // forwardNotices returns ctx carrying a sink that sends the upstream
 // server's notices about a call to the run, in order, as progress
 // notifications with the run's token; finish ends it once the call
-// returned, waits until every notice was sent and says how many were.
-func (s *sessionServer) forwardNotices(ctx context.Context, ss *mcp.ServerSession, token any) (context.Context, func() int) {
+// returned and waits until every notice was written (before the answer,
+// on the same connection: the run reads them in that order).
+func (s *sessionServer) forwardNotices(ctx context.Context, ss *mcp.ServerSession, token any) (context.Context, func()) {
 	notices := make(chan mcptool.Notice, 256)
-	sent := make(chan int)
+	sent := make(chan struct{})
 	go func() {
+		defer close(sent)
 		n := 0
 		for notice := range notices {
 			raw, _ := json.Marshal(notice)
-			if ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(n + 1),
-				Message: notice.Text(), Meta: mcp.Meta{session.MetaNotice: json.RawMessage(raw)}}) == nil {
-				n++
-			}
+			n++
+			_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(n),
+				Message: notice.Text(), Meta: mcp.Meta{session.MetaNotice: json.RawMessage(raw)}})
 		}
-		sent <- n
 	}()
 	var mu sync.Mutex // no Send after the call ended
 	closed := false
@@ -377,12 +504,12 @@ func (s *sessionServer) forwardNotices(ctx context.Context, ss *mcp.ServerSessio
 		default: // a run that does not read its notices loses some, as a full output would
 		}
 	}})
-	return ctx, func() int {
+	return ctx, func() {
 		mu.Lock()
 		closed = true
 		close(notices)
 		mu.Unlock()
-		return <-sent
+		<-sent
 	}
 }
 
@@ -416,10 +543,11 @@ func runHandlers(ss *mcp.ServerSession) *app.ClientHandlers {
 	}
 }
 
-// sessionFailure is a failed request as the run's side reads it back: the
-// error's text, and whether it is about a server the configuration does
-// not have.
+// sessionFailure is a failed request as the run's side reads it back
+// (session.FailureKey): the error's text, and whether it is about a server
+// the configuration does not have.
 func sessionFailure(err error) *mcp.CallToolResult {
-	text, _ := json.Marshal(session.Failure{Error: err.Error(), UnknownServer: errors.Is(err, mcptool.ErrUnknownServer)})
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}
+	f := session.Failure{Error: err.Error(), UnknownServer: errors.Is(err, mcptool.ErrUnknownServer)}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: f.Error}},
+		StructuredContent: map[string]session.Failure{session.FailureKey: f}}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpcode/mcpcode/internal/app"
+	"github.com/mcpcode/mcpcode/internal/mcptest"
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"github.com/mcpcode/mcpcode/internal/session"
 	"github.com/mcpcode/mcpcode/servers"
@@ -70,6 +71,23 @@ func statefulUpstream() *mcp.Server {
 	return s
 }
 
+// rawUpstream answers "big" with a result of about 2 MB whose content
+// holds a type go-sdk does not know, and "fails" with a tool error.
+func rawUpstream() *mcptest.RawServer {
+	return &mcptest.RawServer{Name: "raw", Version: "1",
+		Tools: []json.RawMessage{json.RawMessage(`{"name":"big","inputSchema":{"type":"object"}}`), json.RawMessage(`{"name":"fails","inputSchema":{"type":"object"}}`)},
+		Call: func(_ context.Context, tool string, _ json.RawMessage) (any, error) {
+			if tool == "fails" {
+				return map[string]any{"content": []any{map[string]any{"type": "text", "text": "no such record"}}, "isError": true}, nil
+			}
+			rows := make([]map[string]any, 20000)
+			for i := range rows {
+				rows[i] = map[string]any{"id": i, "note": "row \"quoted\" \u00e9 " + strings.Repeat("x", i%50)}
+			}
+			return map[string]any{"content": []any{map[string]any{"type": "hologram", "data": "future"}}, "structuredContent": map[string]any{"rows": rows}}, nil
+		}}
+}
+
 // sessionFixture is a workspace of stateful servers (one per name) and a
 // session serving it.
 type sessionFixture struct {
@@ -98,6 +116,10 @@ func newSessionFixture(t *testing.T, idle time.Duration, names ...string) *sessi
 		f.starts[cfg.Name]++
 		f.mu.Unlock()
 		ct, st := mcp.NewInMemoryTransports()
+		if cfg.Name == "raw" {
+			go func() { _ = rawUpstream().Serve(context.WithoutCancel(ctx), st) }()
+			return ct, nil
+		}
 		go func() { _ = statefulUpstream().Run(context.WithoutCancel(ctx), st) }()
 		return ct, nil
 	}}
@@ -390,5 +412,34 @@ func TestRunUsesTheSession(t *testing.T) {
 	}
 	if got := run(`export default (await callMCPTool("state", "get", {})).structuredContent.counter;`, true); got != "0" || f.startsOf("state") != 2 {
 		t.Errorf("a run with NoSession read %s with %d starts, want a fresh server's 0 and a second start", got, f.startsOf("state"))
+	}
+}
+
+// TestSessionPassesResultsAsReceived: a large result, with a content type
+// go-sdk does not know, reaches the run through the session byte for byte
+// as the run's own connection gets it; a tool error stays a result, not an
+// error of the session.
+func TestSessionPassesResultsAsReceived(t *testing.T) {
+	t.Parallel()
+	f := newSessionFixture(t, 0, "raw")
+	run := f.dial(t, nil)
+	pool := f.ws.Pool(app.PoolOptions{})
+	defer pool.Close()
+	for _, tool := range []string{"big", "fails"} {
+		direct, err := pool.CallTool(t.Context(), "raw", tool, json.RawMessage(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		through, err := run.CallTool(t.Context(), "raw", tool, json.RawMessage(`{}`))
+		if err != nil {
+			t.Fatalf("%s through the session: %v", tool, err)
+		}
+		if string(through.Content) != string(direct.Content) || string(through.StructuredContent) != string(direct.StructuredContent) || through.IsError != direct.IsError {
+			t.Errorf("%s through the session differs from the direct answer: %d+%d bytes (error %v) against %d+%d (error %v)", tool,
+				len(through.Content), len(through.StructuredContent), through.IsError, len(direct.Content), len(direct.StructuredContent), direct.IsError)
+		}
+		if tool == "big" && (len(direct.StructuredContent) < 1<<20 || !strings.Contains(string(direct.Content), "hologram")) {
+			t.Errorf("the fixture's big answer is %d bytes: %s", len(direct.StructuredContent), direct.Content)
+		}
 	}
 }

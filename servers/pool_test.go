@@ -361,6 +361,7 @@ func selfServer(t *testing.T, name, role string, env map[string]string) ServerCo
 }
 
 func TestStdioServerThatNeverAnswersIsStopped(t *testing.T) {
+	t.Parallel() // it waits out a 5 s connect timeout
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pids")
 	cfg := &Config{Path: "mcp.json", Servers: []ServerConfig{selfServer(t, "hang", "hang", map[string]string{"MCPCODE_TEST_PIDS": pidFile})}}

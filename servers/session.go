@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"github.com/mcpcode/mcpcode/internal/session"
@@ -29,15 +28,8 @@ type Session struct {
 
 	mu    sync.Mutex
 	next  int
-	calls map[string]*sessionCall // by progress token
+	sinks map[string]*mcptool.NoticeSink // of the calls in progress, by progress token
 	tools map[string][]mcptool.Tool
-}
-
-// sessionCall is a call in progress whose notices go to sink.
-type sessionCall struct {
-	sink      *mcptool.NoticeSink
-	delivered int
-	changed   chan struct{} // closed and replaced on each delivery
 }
 
 // SessionOptions configure a run's connection to a session.
@@ -49,9 +41,7 @@ type SessionOptions struct {
 	ClientVersion string
 }
 
-var (
-	_ mcptool.Caller = (*Session)(nil)
-)
+var _ mcptool.Caller = (*Session)(nil)
 
 // DialSession connects to the session whose socket is in dir
 // (internal/session checks the directory and the session's user) and asks
@@ -61,23 +51,29 @@ func DialSession(ctx context.Context, dir string, opts SessionOptions) (*Session
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{handlers: opts.Handlers, calls: map[string]*sessionCall{}, tools: map[string][]mcptool.Tool{}}
+	s := &Session{handlers: opts.Handlers, sinks: map[string]*mcptool.NoticeSink{}, tools: map[string][]mcptool.Tool{}}
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpcode-run", Version: opts.ClientVersion}, &mcp.ClientOptions{
-		ElicitationHandler:          s.elicit,
-		CreateMessageHandler:        s.sample,
-		ProgressNotificationHandler: s.progress,
+		ElicitationHandler:   s.elicit,
+		CreateMessageHandler: s.sample,
 	})
+	// The answers to calls are read as the run's own pool reads a stdio
+	// server's (the capture's tap: one pass, no decoding by go-sdk), and
+	// the notices in the order they came: before the answer they precede.
+	capture := newToolsCapture()
+	capture.onNotice = s.notice
+	lines := newStdoutFilter(conn, func([]byte) {})
+	lines.tap = capture.tapLine
+	t := &capturingTransport{Transport: &mcp.IOTransport{Reader: lines, Writer: conn, MaxLineLength: -1}, capture: capture}
 	// Both ends are mcpcode: the session asks the run's handlers by
 	// requests of its own during a call (elicitation, sampling), which
 	// 2026-07-28 has no room for, so this hop stays on 2025-11-25.
-	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn, MaxLineLength: 4 * maxLine},
-		&mcp.ClientSessionOptions{ProtocolVersion: legacyProtocolVersion})
+	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: legacyProtocolVersion})
 	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("connecting to the workspace session: %w", err)
 	}
 	s.cs = cs
-	if err := s.request(ctx, session.ToolStatus, struct{}{}, "", &s.Status); err != nil {
+	if err := s.request(ctx, session.ToolStatus, struct{}{}, &s.Status); err != nil {
 		cs.Close()
 		return nil, err
 	}
@@ -91,14 +87,14 @@ func (s *Session) Close() error { return s.cs.Close() }
 // returns the session's last status.
 func (s *Session) Stop(ctx context.Context) (session.Status, error) {
 	var st session.Status
-	err := s.request(ctx, session.ToolStop, struct{}{}, "", &st)
+	err := s.request(ctx, session.ToolStop, struct{}{}, &st)
 	return st, err
 }
 
 // AskStatus asks the session what it serves now.
 func (s *Session) AskStatus(ctx context.Context) (session.Status, error) {
 	var st session.Status
-	err := s.request(ctx, session.ToolStatus, struct{}{}, "", &st)
+	err := s.request(ctx, session.ToolStatus, struct{}{}, &st)
 	return st, err
 }
 
@@ -124,7 +120,7 @@ func (s *Session) Tools(ctx context.Context, server string) ([]mcptool.Tool, err
 // listed it (the session connects it if it has not yet).
 func (s *Session) Listing(ctx context.Context, server string) (*Listing, error) {
 	var l session.Listing
-	if err := s.request(ctx, session.ToolTools, session.ServerArgs{Server: server}, "", &l); err != nil {
+	if err := s.request(ctx, session.ToolTools, session.ServerArgs{Server: server}, &l); err != nil {
 		return nil, err
 	}
 	out := &Listing{Server: server, ServerName: l.ServerName, ServerVersion: l.ServerVersion, ProtocolVersion: l.ProtocolVersion,
@@ -144,64 +140,52 @@ func (s *Session) Listing(ctx context.Context, server string) (*Listing, error) 
 // progress and log notices about it reach the sink ctx carries
 // (mcptool.WithNotices) before the result is returned.
 func (s *Session) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*mcptool.Result, error) {
-	var c *sessionCall
-	var token string
+	params := &mcp.CallToolParams{Name: session.ToolCall,
+		Arguments: session.CallArgs{Server: server, Tool: tool, Arguments: args, StructuredOnly: mcptool.StructuredOnly(ctx)}}
 	if sink := mcptool.NoticesOf(ctx); sink != nil && sink.Send != nil {
 		s.mu.Lock()
 		s.next++
-		token = "run-" + strconv.Itoa(s.next)
-		c = &sessionCall{sink: sink, changed: make(chan struct{})}
-		s.calls[token] = c
+		token := "run-" + strconv.Itoa(s.next)
+		s.sinks[token] = sink
 		s.mu.Unlock()
 		defer func() {
 			s.mu.Lock()
-			delete(s.calls, token)
+			delete(s.sinks, token)
 			s.mu.Unlock()
 		}()
+		params.Meta = mcp.Meta{"progressToken": token}
 	}
-	var res session.CallResult
-	err := s.request(ctx, session.ToolCall, session.CallArgs{Server: server, Tool: tool, Arguments: args, StructuredOnly: mcptool.StructuredOnly(ctx)}, token, &res)
-	if err != nil {
-		return nil, err
+	slot := &resultSlot{}
+	if _, err := s.cs.CallTool(withResultSlot(ctx, slot), params); err != nil {
+		return nil, s.lost(ctx, err)
 	}
-	if c != nil {
-		s.awaitNotices(ctx, c, res.Notices)
+	res, err, ok := slot.result()
+	switch {
+	case !ok:
+		return nil, errors.New("the workspace session's answer was not read")
+	case err != nil:
+		return nil, fmt.Errorf("reading the workspace session's answer: %w", err)
 	}
-	return &mcptool.Result{IsError: res.IsError, Content: res.Content, StructuredContent: res.StructuredContent}, nil
-}
-
-// awaitNotices waits until the n notices the session sent about a call
-// have been delivered (go-sdk hands each notification to its handler on a
-// goroutine of its own, which may run after the call's answer arrived).
-func (s *Session) awaitNotices(ctx context.Context, c *sessionCall, n int) {
-	for {
-		s.mu.Lock()
-		done, changed := c.delivered >= n, c.changed
-		s.mu.Unlock()
-		if done {
-			return
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return
-		case <-time.After(5 * time.Second): // a notification lost on the way: the answer is not held longer
-			return
+	if res.IsError && len(res.StructuredContent) > 0 {
+		var f map[string]*session.Failure
+		if json.Unmarshal(res.StructuredContent, &f) == nil && f[session.FailureKey] != nil {
+			return nil, failureError(f[session.FailureKey])
 		}
 	}
+	return res, nil
 }
 
 // ListResources lists a server's resources through the session.
 func (s *Session) ListResources(ctx context.Context, server string) (json.RawMessage, error) {
 	var raw json.RawMessage
-	err := s.request(ctx, session.ToolResources, session.ServerArgs{Server: server}, "", &raw)
+	err := s.request(ctx, session.ToolResources, session.ServerArgs{Server: server}, &raw)
 	return raw, err
 }
 
 // ReadResource reads a server's resource through the session.
 func (s *Session) ReadResource(ctx context.Context, server, uri string) (json.RawMessage, error) {
 	var raw json.RawMessage
-	err := s.request(ctx, session.ToolRead, session.ReadArgs{Server: server, URI: uri}, "", &raw)
+	err := s.request(ctx, session.ToolRead, session.ReadArgs{Server: server, URI: uri}, &raw)
 	return raw, err
 }
 
@@ -209,20 +193,20 @@ func (s *Session) ReadResource(ctx context.Context, server, uri string) (json.Ra
 // calls (runtime.NoticeDeliverer).
 func (s *Session) DeliversNotices() bool { return true }
 
-// request calls one of the session's tools with args and decodes the
-// answer into out; token, when not "", is the progress token with which
-// the session sends the notices about it.
-func (s *Session) request(ctx context.Context, name string, args any, token string, out any) error {
-	params := &mcp.CallToolParams{Name: name, Arguments: args}
-	if token != "" {
-		params.Meta = mcp.Meta{"progressToken": token}
-	}
-	res, err := s.cs.CallTool(ctx, params)
+// request calls one of the session's tools (not ToolCall) with args and
+// decodes its answer, a text of JSON, into out.
+func (s *Session) request(ctx context.Context, name string, args any, out any) error {
+	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
+		return s.lost(ctx, err)
+	}
+	if res.IsError {
+		raw, _ := json.Marshal(res.StructuredContent)
+		var f map[string]*session.Failure
+		if json.Unmarshal(raw, &f) == nil && f[session.FailureKey] != nil {
+			return failureError(f[session.FailureKey])
 		}
-		return fmt.Errorf("the workspace session (process %d) did not answer: %w", s.Status.Pid, err)
+		return errors.New("the workspace session failed without saying why")
 	}
 	if len(res.Content) != 1 {
 		return fmt.Errorf("the workspace session sent %d contents, want 1", len(res.Content))
@@ -231,24 +215,27 @@ func (s *Session) request(ctx context.Context, name string, args any, token stri
 	if !ok {
 		return errors.New("the workspace session sent no text")
 	}
-	if res.IsError {
-		var f session.Failure
-		if err := json.Unmarshal([]byte(text.Text), &f); err != nil {
-			return fmt.Errorf("the workspace session failed: %s", text.Text)
-		}
-		if f.UnknownServer {
-			return &sessionError{msg: f.Error, unknownServer: true}
-		}
-		return &sessionError{msg: f.Error}
-	}
 	if err := json.Unmarshal([]byte(text.Text), out); err != nil {
 		return fmt.Errorf("reading the workspace session's answer: %w", err)
 	}
 	return nil
 }
 
-// sessionError is an error the session reported, with its text as the
-// run's own pool would have it.
+// lost is the error of a request the session did not answer.
+func (s *Session) lost(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return fmt.Errorf("the workspace session (process %d) did not answer: %w", s.Status.Pid, err)
+}
+
+// failureError is the error of a request the session could not serve,
+// with its text as the run's own pool would have it.
+func failureError(f *session.Failure) error {
+	return &sessionError{msg: f.Error, unknownServer: f.UnknownServer}
+}
+
+// sessionError is an error the session reported.
 type sessionError struct {
 	msg           string
 	unknownServer bool
@@ -263,26 +250,29 @@ func (e *sessionError) Unwrap() error {
 	return nil
 }
 
-// progress delivers a notice the session forwarded about a call.
-func (s *Session) progress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-	token, _ := req.Params.ProgressToken.(string)
-	raw, err := json.Marshal(req.Params.Meta[session.MetaNotice])
-	var n mcptool.Notice
-	if err != nil || json.Unmarshal(raw, &n) != nil {
+// notice delivers a notice the session forwarded about a call (a progress
+// notification with the call's token, carrying it), as it is read: before
+// the answer of the call it is about.
+func (s *Session) notice(method string, params json.RawMessage) {
+	if method != "notifications/progress" {
 		return
 	}
-	s.mu.Lock()
-	c := s.calls[token]
-	s.mu.Unlock()
-	if c == nil {
+	var p struct {
+		Token any `json:"progressToken"`
+		Meta  struct {
+			Notice *mcptool.Notice `json:"mcpcode/notice"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.Meta.Notice == nil {
 		return
 	}
-	c.sink.Send(n)
+	token, _ := p.Token.(string)
 	s.mu.Lock()
-	c.delivered++
-	close(c.changed)
-	c.changed = make(chan struct{})
+	sink := s.sinks[token]
 	s.mu.Unlock()
+	if sink != nil {
+		sink.Send(*p.Meta.Notice)
+	}
 }
 
 // elicit hands a server's question, forwarded by the session, to the

@@ -203,8 +203,8 @@ func TestSessionStopsWhenIdleOrReplaced(t *testing.T) {
 		t.Parallel()
 		ws := sessionWorkspace(t)
 		r := startReaper(t, ws, "session", "start", "--idle", "1s")
+		pid := sessionPid(t, ws) // from its log: it may have stopped by the time a status could ask
 		runOK(t, ws, "run", "get.ts")
-		pid := sessionStatusJSON(t, ws).Pid
 		waitGone(t, pid)
 		if left := r.left(); left != "none" {
 			t.Errorf("left after the idle stop: %s", left)
@@ -253,6 +253,24 @@ func TestSessionStopsWhenIdleOrReplaced(t *testing.T) {
 			t.Errorf("left after the binary was replaced: %s", left)
 		}
 	})
+}
+
+// sessionPid reads the pid of the workspace's session from its log.
+func sessionPid(t *testing.T, ws string) int {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(ws, ".mcpcode", "logs", "session.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range strings.Fields(string(data)) {
+		if v, ok := strings.CutPrefix(f, "pid="); ok {
+			if pid, err := strconv.Atoi(v); err == nil {
+				return pid
+			}
+		}
+	}
+	t.Fatalf("no pid in the session's log:\n%s", data)
+	return 0
 }
 
 // waitGone waits until process pid has ended (a guard bounds the wait).

@@ -203,6 +203,9 @@ func TestArticlePendingOrders(t *testing.T) {
 // poll, after two 5-second sleeps.
 func TestArticleWaitForDeployment(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("two real 5 s sleeps of the article's snippet: skipped under -short")
+	}
 	start := time.Now()
 	res, _, _ := runSnippet(t, "wait-for-deployment.ts", runtime.Limits{Timeout: 60 * time.Second})
 	mustSucceed(t, res)

@@ -40,7 +40,8 @@ const (
 	ToolStop = "mcpcode_session_stop"
 	// ToolTools lists a server's tools: ServerArgs in, Listing out.
 	ToolTools = "mcpcode_upstream_tools"
-	// ToolCall calls a server's tool: CallArgs in, CallResult out.
+	// ToolCall calls a server's tool: CallArgs in; out, the server's result
+	// itself, byte for byte (see RawKey).
 	ToolCall = "mcpcode_upstream_call"
 	// ToolResources lists a server's resources: ServerArgs in, the
 	// server's resources/list result out.
@@ -58,6 +59,19 @@ const (
 	MetaServer = "mcpcode/server"
 	MetaOrder  = "mcpcode/order"
 	MetaNotice = "mcpcode/notice"
+)
+
+// RawKey and FailureKey are the keys of the structured content by which
+// the session's answers to ToolCall are told apart. The handler answers
+// with {"mcpcode/raw": KEY}, and the session's side of the connection puts
+// the upstream server's result, as received, in that answer's place as it
+// writes it: a result of megabytes is neither decoded nor escaped on its
+// way (the run's side reads it with the same tap as its own pool's). A
+// call the session could not make is answered with an error result whose
+// structured content is {"mcpcode/failure": Failure}.
+const (
+	RawKey     = "mcpcode/raw"
+	FailureKey = "mcpcode/failure"
 )
 
 // ServerArgs name an upstream server.
@@ -88,16 +102,6 @@ type Listing struct {
 	ServerName      string            `json:"serverName"`
 	ServerVersion   string            `json:"serverVersion"`
 	ProtocolVersion string            `json:"protocolVersion"`
-}
-
-// CallResult is an upstream tool result as received.
-type CallResult struct {
-	IsError           bool            `json:"isError,omitempty"`
-	Content           json.RawMessage `json:"content"`
-	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
-	// Notices is how many notices about the call the session sent before
-	// this answer (the run waits until it has them all).
-	Notices int `json:"notices,omitempty"`
 }
 
 // Failure is a request the session could not serve (the tool result is

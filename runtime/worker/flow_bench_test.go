@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -49,21 +48,8 @@ func (c sheetCaller) CallTool(context.Context, string, string, json.RawMessage) 
 // result with structured content and its text copy (5.4 MB), relayed from
 // this process to a warm worker (the text copy left out: the program uses
 // the structured content), built into JS values there, filtered, five
-// rows returned. "no-huge-heap" is the same with workers that reserve no
-// room for huge pages (internal/hugeheap): the difference is its gain.
+// rows returned.
 func BenchmarkRun10kRowsWorkerStructured(b *testing.B) {
-	for _, mode := range []string{"huge-heap", "no-huge-heap"} {
-		b.Run(mode, func(b *testing.B) {
-			var args []string
-			if mode == "no-huge-heap" {
-				args = []string{mode}
-			}
-			bench10kRowsWorker(b, testWorkerCommand(args...))
-		})
-	}
-}
-
-func bench10kRowsWorker(b *testing.B, command func() *exec.Cmd) {
 	ws := newWorkspace(b, nil)
 	p := bundleSource(b, ws, `import { getSheet } from "servers/google-drive/getSheet";
 const sheet = await getSheet({ sheetId: "orders" });
@@ -71,7 +57,7 @@ const pending = sheet.rows.filter((r) => r.Status === "pending");
 console.log(pending.length + " pending of " + sheet.rows.length);
 export default pending.slice(0, 5);`)
 	res := sheetResult(10000)
-	pool := NewPool(Options{Command: command, Warm: 1})
+	pool := NewPool(Options{Command: testWorkerCommand(), Warm: 1})
 	defer pool.Close()
 	opts := runtime.RunOptions{Workspace: ws, Caller: sheetCaller{res}}
 	b.SetBytes(int64(len(res.Content) + len(res.StructuredContent)))

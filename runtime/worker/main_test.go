@@ -20,8 +20,7 @@ import (
 // [mode]` serves one job on stdin/stdout, as `mcpcode __worker` does, with
 // the fixture's skill policy. Modes: "env" first checks that the
 // environment is empty; "noskills" serves without a skill policy; "crash"
-// dies the way a broken worker would; "no-huge-heap" reserves no room for
-// huge pages; "hang" never answers; "flood" sends
+// dies the way a broken worker would; "hang" never answers; "flood" sends
 // one huge message; "rogue" ignores its job, relays more tool calls than its
 // limit and reports a made-up result with an oversized error; "claim"
 // ignores its job and relays calls claiming skills' write grants.
@@ -79,8 +78,6 @@ func testWorkerMain(args []string) int {
 		}
 	case "noskills":
 		opts = ServeOptions{}
-	case "no-huge-heap":
-		hugeHeapBytes = 0
 	case "crash":
 		fmt.Fprintln(os.Stderr, "worker: something broke\npanic: test crash")
 		return 2

@@ -13,7 +13,6 @@ import (
 
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"github.com/mcpcode/mcpcode/runtime"
-	"github.com/mcpcode/mcpcode/runtime/worker/internal/hugeheap"
 )
 
 // ServeOptions configures the worker side (Serve).
@@ -46,14 +45,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) 
 	if first.Type == "warmUp" {
 		// A worker the pool keeps waiting for a job: warm up meanwhile. A
 		// worker started for a job that is already on its way is not
-		// asked to (a one-shot run). This process serves one job: the
-		// heap for a large result's values is reserved while the heap is
-		// fresh (internal/hugeheap); not in a worker started for its job,
-		// whose start-up the reservation would slow.
-		hugeheap.Reserve(hugeHeapBytes)
+		// asked to (a one-shot run).
 		warmUp()
 		runtime.Prewarm()           // the job's VM, made while the worker waits
-		hugeheap.Settle()           // the reserved room is not the run's
 		base = runtime.MemoryBase() // after the warm-up, as it waits
 		if first, err = rd.next(); err != nil {
 			return fmt.Errorf("reading the job from the parent: %w", err)
