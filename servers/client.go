@@ -171,10 +171,11 @@ func withCall(ctx context.Context) context.Context {
 const maxQuestionsPerCall = 10
 
 // callQuestions are the questions a server put during one call: counted
-// as they arrive (so that a round of a thousand is refused at once, not
-// after the person answered ten), asked one at a time (the terminal and
-// the host are asked one at a time anyway), and none asked after the
-// person cancelled one.
+// as they arrive (the bound of a server of an older revision, or of a
+// round the capture did not count: it refuses a 2026-07-28 round over the
+// bound whole, before any of it is asked), asked one at a time (the
+// terminal and the host are asked one at a time anyway), and none asked
+// after the person cancelled one.
 type callQuestions struct {
 	arrived   atomic.Int32
 	turn      chan struct{} // held while a question of the call is out
