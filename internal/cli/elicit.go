@@ -75,6 +75,9 @@ func (l *lineReader) read(ctx context.Context) (string, error) {
 			close(l.lines)
 		}()
 	})
+	if err := ctx.Err(); err != nil {
+		return "", err // a line read now would be the answer to the next question
+	}
 	select {
 	case line, ok := <-l.lines:
 		if !ok {
@@ -245,6 +248,9 @@ var errCancel = errors.New("cancelled")
 func (f *form) ask(ctx context.Context, r *app.ElicitRequest) (*mcp.ElicitResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, err // abandoned while another question was out: not shown
+	}
 	width := 0
 	if f.width != nil {
 		width = f.width()
