@@ -194,9 +194,15 @@ while (true) rows.push("row ".repeat(64) + rows.length);`, RunOptions{Limits: Li
 func TestMemoryWatchdogCountsLiveMemory(t *testing.T) {
 	if os.Getenv("MCPCODE_TEST_WATCHDOG") != "" {
 		debug.SetGCPercent(-1)
-		res := runSource(t, `let total = 0;
+		// Not runSource's guard: under -race on a loaded machine the 200
+		// MB take over 20 s; this test is about memory, not time.
+		ws := newWorkspace(t, nil)
+		p := bundleSource(t, ws, `let total = 0;
 for (let i = 0; i < 200; i++) total += ("x".repeat(1 << 20) + i).length;
-export default total;`, RunOptions{Limits: Limits{Memory: 32 << 20}})
+export default total;`)
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		res := Run(ctx, p, RunOptions{Workspace: ws, Caller: newFakeCaller(), Limits: Limits{Memory: 32 << 20, Timeout: 3 * time.Minute}})
 		if !res.OK || string(res.Result) != "209715690" {
 			t.Fatalf("result %s, error %+v; want 209715690", res.Result, res.Error)
 		}
