@@ -74,8 +74,10 @@ func ServeSession(ctx context.Context, ws *app.Workspace, opts SessionOptions) e
 		return errors.New("a session already runs for this workspace: see mcpcode session status")
 	}
 	defer release()
+	// mcp.json may have changed since ws read it: the first request reads
+	// it again (check), as no stamp is this one.
 	s := &sessionServer{ws: ws, log: log, opts: opts, started: time.Now(), binary: session.ExecutableID(),
-		config: ws.Config, configStamp: stampOf(ws.Config.Path)}
+		config: ws.Config, configStamp: "not read by the session yet"}
 	s.lastUsed.Store(s.started.UnixNano())
 	s.pool = ws.Pool(app.PoolOptions{ConnectTimeout: opts.ConnectTimeout})
 	defer s.pool.Close()
@@ -273,7 +275,7 @@ func (s *sessionServer) status() session.Status {
 	s.mu.Lock()
 	cfg, restarted := s.config, append([]string(nil), s.restarted...)
 	s.mu.Unlock()
-	st := session.Status{Workspace: s.ws.Root, Config: cfg.Path, Pid: os.Getpid(), Binary: s.binary,
+	st := session.Status{Workspace: s.ws.Root, Config: cfg.Path, Entries: cfg.EntryDigests(), Pid: os.Getpid(), Binary: s.binary,
 		Started: s.started, LastUsed: time.Unix(0, s.lastUsed.Load()), IdleStop: session.Duration(s.opts.Idle),
 		Servers: []session.ServerStatus{}, Restarted: restarted}
 	for _, u := range s.pool.Upstreams() {

@@ -117,7 +117,11 @@ type Status struct {
 	Workspace string `json:"workspace"`
 	// Config is the mcp.json it serves.
 	Config string `json:"config"`
-	Pid    int    `json:"pid"`
+	// Entries identify each server's entry as the session expanded it
+	// (servers.Config.EntryDigests): a run whose own reading differs does
+	// not use the session.
+	Entries map[string]string `json:"entries,omitempty"`
+	Pid     int               `json:"pid"`
 	// Binary identifies the mcpcode binary it runs (ExecutableID).
 	Binary  string    `json:"binary"`
 	Started time.Time `json:"started"`
