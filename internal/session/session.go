@@ -188,6 +188,9 @@ func CheckDir(dir string) error {
 	if err != nil {
 		return err
 	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symbolic link, not a directory", dir)
+	}
 	if !fi.IsDir() {
 		return fmt.Errorf("%s is not a directory", dir)
 	}
@@ -201,7 +204,8 @@ func CheckDir(dir string) error {
 }
 
 // Prepare makes the session directory dir (0700) if it does not exist and
-// checks it.
+// checks it. One that fails the check was not made so by mcpcode: the
+// error says to remove it.
 func Prepare(dir string) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return err
@@ -209,5 +213,8 @@ func Prepare(dir string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return err
 	}
-	return CheckDir(dir)
+	if err := CheckDir(dir); err != nil {
+		return fmt.Errorf("%w: remove it and start the session again (it is made anew, 0700; if you did not make it so, another user may have, to reach your runs)", err)
+	}
+	return nil
 }
