@@ -4,14 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/mcpcode/mcpcode/audit"
+	"github.com/mcpcode/mcpcode/internal/app"
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"github.com/mcpcode/mcpcode/internal/session"
+	"github.com/mcpcode/mcpcode/runtime"
 	"github.com/mcpcode/mcpcode/servers"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -272,5 +276,51 @@ func TestSessionHopServesOnlyUpstreamTools(t *testing.T) {
 	st, err := run.AskStatus(t.Context())
 	if err != nil || st.Pid == 0 {
 		t.Errorf("the session after those calls: %+v %v", st, err)
+	}
+}
+
+// TestSessionRunIsAuditedAndLimitedAsWithoutOne: a run through the session
+// is recorded in the audit log as the same run without one (its calls, a
+// write among them, and its resource read, with their outcomes), and its
+// limits count the same: a program over --max-tool-calls is stopped at
+// the same call.
+func TestSessionRunIsAuditedAndLimitedAsWithoutOne(t *testing.T) {
+	t.Parallel()
+	f := newSessionFixture(t, 0, "state")
+	run := func(noSession bool, maxCalls int) *audit.Record {
+		t.Helper()
+		before, _, _ := f.ws.Audit(app.AuditQuery{})
+		_, err := f.ws.Run(t.Context(), app.RunRequest{Isolation: app.IsolationNone, NoSession: noSession,
+			Limits: runtime.Limits{MaxToolCalls: maxCalls},
+			Source: []byte(`import { callMCPTool, readResource } from "mcpcode:runtime";
+await callMCPTool("state", "incr", {by: 1});
+await readResource("state", "test://note");
+await callMCPTool("state", "get", {});
+await callMCPTool("state", "nope", {});`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, _, err := f.ws.Audit(app.AuditQuery{})
+		if err != nil || len(recs) != len(before)+1 {
+			t.Fatalf("audit: %d records after %d, %v", len(recs), len(before), err)
+		}
+		return &recs[len(recs)-1]
+	}
+	summary := func(r *audit.Record) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "ok=%v error=%+v limits=%v;", r.OK, r.Error, r.Limits)
+		for _, c := range r.Calls {
+			fmt.Fprintf(&b, " %s.%s%s(%s,%d) %s answered=%v;", c.Server, c.Tool, c.Op, c.Args, c.ArgBytes, c.Outcome, c.Bytes > 0)
+		}
+		return b.String()
+	}
+	for _, maxCalls := range []int{10, 2} {
+		through, without := summary(run(false, maxCalls)), summary(run(true, maxCalls))
+		if through != without {
+			t.Errorf("max %d calls: the audit record of a run through the session:\n%s\nof the same run without one:\n%s", maxCalls, through, without)
+		}
+	}
+	if n := f.startsOf("state"); n != 1+2 {
+		t.Errorf("the server was started %d times, want once for the session and once per run without it", n)
 	}
 }
