@@ -178,6 +178,10 @@ func (s *sessionServer) serveConn(ctx context.Context, c net.Conn) {
 			s.stop() // the run that asked the session to stop has its answer
 		}
 	case <-ctx.Done():
+		// Closing the connection ends the run's requests in flight: a
+		// server that never answers cannot keep a stopping session alive
+		// (ss.Close alone waits for them).
+		c.Close()
 		_ = ss.Close()
 		<-done
 	}

@@ -324,3 +324,34 @@ await callMCPTool("state", "nope", {});`)})
 		t.Errorf("the server was started %d times, want once for the session and once per run without it", n)
 	}
 }
+
+// TestSessionStopsWithACallInFlight: a session asked to stop while a
+// run's call hangs at a server that never answers stops all the same
+// (the run's call fails): a hung server cannot keep it alive.
+func TestSessionStopsWithACallInFlight(t *testing.T) {
+	t.Parallel()
+	sp := newSpyUpstream()
+	f := newSessionFixtureWith(t, 0, map[string]func() *mcp.Server{"spy": sp.server}, "spy")
+	hung := f.dial(t, nil)
+	failed := make(chan error, 1)
+	go func() {
+		_, err := hung.CallTool(t.Context(), "spy", "hold", json.RawMessage(`{}`))
+		failed <- err
+	}()
+	waitFor(t, sp.held, "the call reaching the server")
+	if _, err := f.dial(t, nil).Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-f.done:
+		if err != nil {
+			t.Errorf("the session ended with %v", err)
+		}
+		f.done <- nil // for the cleanup
+	case <-time.After(60 * time.Second):
+		t.Fatal("the session did not stop while a call hung")
+	}
+	if err := <-failed; err == nil {
+		t.Error("the hung call succeeded")
+	}
+}
