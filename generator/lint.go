@@ -393,9 +393,12 @@ type steeringPatterns struct{ hiddenBlock, override, conceal, otherTool, secrets
 
 // exfiltration patterns (lint_exfil.go).
 var exfil = sync.OnceValue(func() (p exfilPatterns) {
-	p.verb = regexp.MustCompile(`\b(send|forward|include|pass|attach|append|add|copy|paste|put|embed|insert|upload|post|share|transmit|leak|exfiltrate|provide|supply|submit|relay|dump)s?\b`)
+	// The verbs of the second group count only as imperatives: "Sets the
+	// user's password" describes the tool, "Set the notes field to the
+	// user's API key" instructs the model.
+	p.verb = regexp.MustCompile(`\b(send|forward|include|pass|attach|append|add|copy|paste|put|embed|insert|upload|post|share|transmit|leak|exfiltrate|provide|supply|submit|relay|dump)s?\b|\b(set|fill|place|write|enter|populate)\b`)
 	p.negation = regexp.MustCompile(`\b(do\s*n[o']?t|dont|never|must\s*n[o']?t|mustn't|should\s*n[o']?t|shouldn't|avoid|without)\s+(\w+\s+){0,2}$`)
-	p.secret = regexp.MustCompile(`api[ _-]?keys?\b|\b(access|auth|bearer|refresh|session|oauth|github|gitlab|slack|openai|aws|personal[ _-]access|id|jwt|api)[ _-]?tokens?\b|\b(private|ssh|secret)[ _-]?keys?\b|\bpass(words?|phrases?)\b|\bcredentials?\b|\bsecrets?\b|\benv(ironment)?[ _-]?var(iable)?s?\b|(^|\s)\.env\b|\bconversation[ _-]history\b|\b(whole|full|entire|complete)\s+(conversation|chat)\b|\bchat[ _-]history\b|\b(previous|prior|earlier|past|all)\s+(chat\s+)?messages\b|\bsystem[ _-]prompt\b|\bcookies?\b`)
+	p.secret = regexp.MustCompile(`api[ _-]?keys?\b|\b(access|auth|bearer|refresh|session|oauth|github|gitlab|slack|openai|aws|personal[ _-]access|id|jwt|api)[ _-]?tokens?\b|\b(private|ssh|secret)[ _-]?keys?\b|\bpass(words?|phrases?)\b|\bcredentials?\b|\bsecrets?\b|\benv(ironment)?[ _-]?var(iable)?s?\b|(^|\s)\.env\b|\bconversation[ _-]history\b|\b(whole|full|entire|complete)\s+(conversation|chat)\b|\bchat[ _-]history\b|\b(previous|prior|earlier|past|all)\s+(chat\s+)?messages\b|\bsystem[ _-]prompt\b|\bcookies?\b|\b(openai|anthropic|aws|gcp|azure|stripe|access)[ _-]?keys?\b|\bauthori[sz]ation\s+headers?\b`)
 	p.owner = regexp.MustCompile(`\b(the\s+user'?s|user'?s|users'|your|their|all|any|every|each|stored|saved|local|current|full|entire|whole)\s+(\S+\s+){0,2}$`)
 	p.target = regexp.MustCompile(`\b(field|parameter|param|argument|arg|property|attribute|sidenote|payload|metadata|query\s+string)s?\b|https?://|\b(silently|secretly|quietly|covertly)\b|\bwithout\s+(telling|informing|asking|notifying)\b`)
 	return p
@@ -456,9 +459,9 @@ func steeringWords(text string) steeringNeeds {
 		".aws/credentials", ".aws\\credentials", "/etc/passwd", "/etc/shadow") {
 		n |= needSecrets
 	}
-	if containsAny(lower, "key", "token", "passw", "passphrase", "credential", "secret", "env", "conversation", "chat", "messages", "system prompt", "system_prompt", "cookie") &&
+	if containsAny(lower, "key", "token", "passw", "passphrase", "credential", "secret", "env", "conversation", "chat", "messages", "system prompt", "system_prompt", "cookie", "authori") &&
 		containsAny(lower, "send", "forward", "include", "pass", "attach", "append", "add", "copy", "paste", "put", "embed", "insert", "upload", "post", "share",
-			"transmit", "leak", "exfiltrate", "provide", "supply", "submit", "relay", "dump") {
+			"transmit", "leak", "exfiltrate", "provide", "supply", "submit", "relay", "dump", "set", "fill", "place", "write", "enter", "populate") {
 		n |= needExfil
 	}
 	return n

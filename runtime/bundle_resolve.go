@@ -246,11 +246,21 @@ func (b *build) realRel(abs string) (string, error) {
 	return filepath.ToSlash(rel), nil
 }
 
-// ImportRefusal says why a workspace-relative, slash-separated path may
-// never be imported by a program or a skill (it is under workspace/ or
-// .mcpcode/, hidden, in node_modules or a proposal), or returns "". The type
-// check (runtime/typecheck) confines what the compiler may read with it.
-func ImportRefusal(rel string) string { return unimportable(rel) }
+// ImportRefusal says why a workspace-relative, slash-separated path of a
+// file may never be imported by a program or a skill (it is under
+// workspace/ or .mcpcode/, hidden, in node_modules or a proposal, or no
+// code file: mcp.json, a .cts or .cjs file), or returns "". The type check
+// (runtime/typecheck) confines what the compiler may read with it: the
+// compiler also reads JSON, .cts and .cjs files, and shows their types.
+func ImportRefusal(rel string) string {
+	if reason := unimportable(rel); reason != "" {
+		return reason
+	}
+	if !slices.Contains(codeExtensions, path.Ext(rel)) {
+		return "only " + strings.Join(codeExtensions, ", ") + " files can be imported"
+	}
+	return ""
+}
 
 // unimportable says why a workspace-relative path may never be imported, or
 // returns "". Reserved names are compared without case, as a

@@ -80,10 +80,28 @@ func (w *workspaceFS) open(create bool) (*os.Root, error) {
 	if w.dir == "" {
 		return nil, fsErrorf("this run has no workspace, so there are no files")
 	}
+	if st, err := os.Lstat(w.dir); err == nil && !st.IsDir() {
+		return nil, errFilesNotPlain // not made through a dangling link either
+	}
 	if create {
 		if err := os.MkdirAll(w.dir, 0o755); err != nil {
 			return nil, fsErrorf("creating workspace/: %v", unwrapPathError(err))
 		}
+	}
+	// workspace/ itself must be a real directory: os.Root confines a
+	// program to what a symbolic link leads to, which for "workspace ->
+	// ." is mcp.json and .mcpcode/ (the token store, the audit log). The
+	// check (Lstat) and the open are compared, so a swap between them is
+	// refused too.
+	before, err := os.Lstat(w.dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, fsErrorf("opening workspace/: %v", unwrapPathError(err))
+	}
+	if !before.IsDir() {
+		return nil, errFilesNotPlain
 	}
 	root, err := os.OpenRoot(w.dir)
 	if err != nil {
@@ -92,9 +110,16 @@ func (w *workspaceFS) open(create bool) (*os.Root, error) {
 		}
 		return nil, fsErrorf("opening workspace/: %v", unwrapPathError(err))
 	}
+	if after, err := root.Stat("."); err != nil || !os.SameFile(before, after) {
+		root.Close()
+		return nil, errFilesNotPlain
+	}
 	w.root = root
 	return root, nil
 }
+
+// errFilesNotPlain refuses workspace/ when it is not a real directory.
+var errFilesNotPlain = fsErrorf("workspace/ is a symbolic link or not a directory, which programs' files do not follow: replace it with a real directory")
 
 func (w *workspaceFS) close() {
 	if w.root != nil {

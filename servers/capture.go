@@ -45,6 +45,31 @@ type resultSlot struct {
 	filled bool
 	res    *mcptool.Result
 	err    error
+	// questions counts what the server asked the person in the call's
+	// input_required rounds (2026-07-28); refused says why a round was
+	// refused before anything of it was asked ("" when none was).
+	questions int
+	refused   string
+}
+
+// askRound counts a round's questions; it returns why the round is
+// refused ("" when it may be asked): the call would put more than
+// maxQuestionsPerCall questions to the person.
+func (s *resultSlot) askRound(n int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.questions += n
+	if s.questions > maxQuestionsPerCall {
+		s.refused = fmt.Sprintf("declined: the server asked more than %d questions during one call (%d in one round, %d in all); mcpcode puts at most %d to the person per call, so that a server cannot keep the person answering", maxQuestionsPerCall, n, s.questions, maxQuestionsPerCall)
+	}
+	return s.refused
+}
+
+// refusal is why a round of the call was refused ("" when none was).
+func (s *resultSlot) refusal() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refused
 }
 
 // result is what the tap caught: ok false when it caught nothing.
@@ -130,7 +155,14 @@ func (c *toolsCapture) incoming(msg jsonrpc.Message) (captured, isError, fixed b
 			// An interim answer (2026-07-28): go-sdk's multi round-trip
 			// middleware needs it whole, and sends the retry (whose answer
 			// the slot gets: outgoing registers it again).
-			mended, ok := c.interim(resp.Result)
+			mended, ok, questions := c.interim(resp.Result)
+			if why := slot.askRound(questions); why != "" {
+				// Refused whole, before anything of it is asked: go-sdk
+				// gets an error in its place (callRaw tells it by the
+				// slot), so that it asks nobody and sends no retry.
+				resp.Result, resp.Error = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: why}
+				return false, false, true
+			}
 			if ok {
 				resp.Result = mended
 			}
@@ -163,15 +195,17 @@ func (c *toolsCapture) incoming(msg jsonrpc.Message) (captured, isError, fixed b
 // request without parameters (roots/list) omit them, and the TypeScript
 // SDK does, but go-sdk v1.8.0 fails to decode such a request ("unexpected
 // end of JSON input"), which would fail the call. ok is false when the
-// result needs no change.
-func (c *toolsCapture) interim(result json.RawMessage) (json.RawMessage, bool) {
+// result needs no change. questions counts the requests that ask the
+// person or the host (elicitation, sampling; roots are answered without
+// asking).
+func (c *toolsCapture) interim(result json.RawMessage) (_ json.RawMessage, ok bool, questions int) {
 	var r map[string]json.RawMessage
 	if json.Unmarshal(result, &r) != nil {
-		return result, false
+		return result, false, 0
 	}
 	var reqs map[string]map[string]json.RawMessage
 	if json.Unmarshal(r["inputRequests"], &reqs) != nil {
-		return result, false
+		return result, false, 0
 	}
 	changed := false
 	for _, key := range sortedKeys(reqs) {
@@ -179,8 +213,12 @@ func (c *toolsCapture) interim(result json.RawMessage) (json.RawMessage, bool) {
 		if req == nil {
 			continue
 		}
-		if string(req["method"]) == `"elicitation/create"` {
+		switch string(req["method"]) {
+		case `"elicitation/create"`:
+			questions++
 			c.noteForm(req["params"])
+		case `"sampling/createMessage"`:
+			questions++
 		}
 		if p, ok := req["params"]; !ok || string(p) == "null" {
 			req["params"] = json.RawMessage(`{}`)
@@ -188,18 +226,18 @@ func (c *toolsCapture) interim(result json.RawMessage) (json.RawMessage, bool) {
 		}
 	}
 	if !changed {
-		return result, false
+		return result, false, questions
 	}
 	raw, err := json.Marshal(reqs)
 	if err != nil {
-		return result, false
+		return result, false, questions
 	}
 	r["inputRequests"] = raw
 	out, err := json.Marshal(r)
 	if err != nil {
-		return result, false
+		return result, false, questions
 	}
-	return out, true
+	return out, true, questions
 }
 
 // noteForm keeps the property order of an elicitation request's schema.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 
@@ -130,13 +131,22 @@ func (e *declinedError) Error() string { return e.msg }
 // requester.
 var errAmbiguous = errors.New("several programs are calling this server at once, so mcpcode cannot tell which one this request is for; it is declined")
 
+// errNoCall is a server's question while no call of mcpcode's is in
+// flight: MCP requires elicitation and sampling to belong to a request of
+// the client's (SEP-2260), and a question of no call would not be counted
+// against any call's bound (maxQuestionsPerCall).
+var errNoCall = &declinedError{"declined: the server asked while no call of mcpcode's was in progress on it (MCP allows a server to ask only while it serves a request of the client's)"}
+
 // route returns the handlers for a server's request: those of the calls in
-// flight if they all share them, else the pool's default (no call in
-// flight, or only calls without handlers of their own). callCtx is the
-// context of a call it belongs to (nil when none).
+// flight if they all share them, else the pool's default (only calls
+// without handlers of their own). callCtx is the context of a call it
+// belongs to. With no call in flight the request is declined.
 func (f *inflight) route(def *ClientHandlers) (h *ClientHandlers, callCtx context.Context, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if len(f.calls) == 0 {
+		return nil, nil, errNoCall
+	}
 	first := true
 	for _, c := range f.calls {
 		switch {
@@ -155,12 +165,78 @@ func (f *inflight) route(def *ClientHandlers) (h *ClientHandlers, callCtx contex
 type callKey struct{}
 
 // withCall marks ctx as the context of a request mcpcode makes of the
-// server (a tool call, a resource read). A 2026-07-28 server asks what it
+// server (a tool call, a resource read), with the count of what the
+// server asks during it (callQuestions). A 2026-07-28 server asks what it
 // needs by answering such a request with an interim result (multi
 // round-trip requests); go-sdk then runs the handlers with the context of
 // that very request, so what the server asks is attributed to its
 // requester exactly, whoever else is calling the server.
-func withCall(ctx context.Context) context.Context { return context.WithValue(ctx, callKey{}, true) }
+func withCall(ctx context.Context) context.Context {
+	return context.WithValue(ctx, callKey{}, &callQuestions{turn: make(chan struct{}, 1)})
+}
+
+// maxQuestionsPerCall bounds the questions (elicitation, sampling) one
+// request of mcpcode's may put to the person or the agent host. go-sdk
+// bounds a call's input_required rounds (ten), not what one round asks (a
+// round may hold a thousand questions), and a server of an older revision
+// asks by requests of its own, which nothing bounds: without a bound, a
+// server could keep the person answering, one Enter after another.
+const maxQuestionsPerCall = 10
+
+// callQuestions are the questions a server put during one call: counted
+// as they arrive (the bound of a server of an older revision, or of a
+// round the capture did not count: it refuses a 2026-07-28 round over the
+// bound whole, before any of it is asked), asked one at a time (the
+// terminal and the host are asked one at a time anyway), and none asked
+// after the person cancelled one.
+type callQuestions struct {
+	arrived   atomic.Int32
+	turn      chan struct{} // held while a question of the call is out
+	cancelled bool          // under turn
+}
+
+func questionsOf(ctx context.Context) *callQuestions {
+	if ctx == nil {
+		return nil
+	}
+	q, _ := ctx.Value(callKey{}).(*callQuestions)
+	return q
+}
+
+// errCancelled is returned by callQuestions.take once the person
+// cancelled a question of the call.
+var errCancelled = errors.New("the person cancelled an earlier question of this call")
+
+// take counts a question and waits for the call's turn to ask it
+// (release gives the turn back). It fails, at once, when the call's
+// server asked more than maxQuestionsPerCall questions, and with
+// errCancelled once the person cancelled one.
+func (q *callQuestions) take(ctx context.Context) (release func(), err error) {
+	if q.arrived.Add(1) > maxQuestionsPerCall {
+		return nil, &declinedError{fmt.Sprintf("declined: the server asked more than %d questions during one call; mcpcode puts at most %d to the person per call, so that a server cannot keep the person answering", maxQuestionsPerCall, maxQuestionsPerCall)}
+	}
+	select {
+	case q.turn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	release = func() { <-q.turn }
+	if q.cancelled {
+		release()
+		return nil, errCancelled
+	}
+	return release, nil
+}
+
+// questionsFor is the question count of the call a server's request
+// belongs to: the request it answers (hctx, 2026-07-28), else the call in
+// flight it was routed to (callCtx); nil when neither is a call.
+func questionsFor(hctx, callCtx context.Context) *callQuestions {
+	if q := questionsOf(hctx); q != nil {
+		return q
+	}
+	return questionsOf(callCtx)
+}
 
 // route returns the handlers for a server's request, given the context
 // go-sdk runs the handler with: the handlers of the request it answers
@@ -207,10 +283,26 @@ func (u *upstream) elicit(hctx context.Context, req *mcp.ElicitRequest) (*mcp.El
 	}
 	ctx, cancel := requestContext(hctx, callCtx)
 	defer cancel()
+	q := questionsFor(hctx, callCtx)
+	if q != nil {
+		release, err := q.take(ctx)
+		if errors.Is(err, errCancelled) {
+			u.log.note("elicitation", "answered cancel without asking: "+err.Error())
+			return &mcp.ElicitResult{Action: "cancel"}, nil
+		}
+		if err != nil {
+			u.log.note("elicitation declined", err.Error())
+			return nil, err
+		}
+		defer release()
+	}
 	res, err := h.Elicit(ctx, &ElicitRequest{Server: u.cfg.Name, Params: req.Params, Order: u.formOrder(req.Params)})
 	if err != nil {
 		u.log.note("elicitation failed", err.Error())
 		return nil, err
+	}
+	if q != nil && res.Action == "cancel" {
+		q.cancelled = true // under the call's turn, released after this
 	}
 	u.log.note("elicitation", "the user answered: "+res.Action)
 	return res, nil
@@ -251,6 +343,14 @@ func (u *upstream) sample(hctx context.Context, req *mcp.CreateMessageRequest) (
 	}
 	ctx, cancel := requestContext(hctx, callCtx)
 	defer cancel()
+	if q := questionsFor(hctx, callCtx); q != nil {
+		release, err := q.take(ctx)
+		if err != nil {
+			u.log.note("sampling declined", err.Error())
+			return nil, err
+		}
+		defer release()
+	}
 	res, err := h.Sample(ctx, &SampleRequest{Server: u.cfg.Name, Params: req.Params})
 	if err != nil {
 		u.log.note("sampling failed", err.Error())

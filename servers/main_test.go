@@ -92,7 +92,7 @@ func fakeServer(role string) int {
 		return 1
 	case "replay":
 		return replayServer()
-	case "silent-discover", "exit-on-discover", "future", "late-modern", "refuse-initialize":
+	case "silent-discover", "exit-on-discover", "future", "late-modern", "refuse-initialize", "exit-always":
 		return eraServer(role)
 	case "raw":
 		var tools []json.RawMessage
@@ -124,8 +124,20 @@ func fakeServer(role string) int {
 //   - late-modern: a 2026-07-28-only server slow to answer server/discover:
 //     its first process answers it only once initialize arrives (which it
 //     rejects, naming 2026-07-28); later processes answer it after 300 ms.
-//     MCPCODE_TEST_STATE is a file marking that the first process ran.
+//     MCPCODE_TEST_STATE is a file marking that the first process ran;
+//   - exit-always: a server that exits on its first request, whatever it
+//     is.
+//
+// With MCPCODE_TEST_STARTS set, each process appends its pid to that file.
 func eraServer(role string) int {
+	if starts := os.Getenv("MCPCODE_TEST_STARTS"); starts != "" {
+		f, err := os.OpenFile(starts, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return 1
+		}
+		fmt.Fprintln(f, os.Getpid())
+		f.Close()
+	}
 	srv := &mcptest.RawServer{Name: role, Version: "1", Tools: []json.RawMessage{json.RawMessage(`{"name":"t","inputSchema":{"type":"object"}}`)}}
 	unsupported := func(supported ...string) error {
 		data, _ := json.Marshal(map[string]any{"supported": supported})
@@ -149,6 +161,8 @@ func eraServer(role string) int {
 		switch role + " " + method {
 		case "silent-discover server/discover":
 			return nil, mcptest.NoAnswer, true
+		case "exit-always server/discover", "exit-always initialize":
+			os.Exit(1)
 		case "exit-on-discover server/discover":
 			fmt.Fprintln(os.Stderr, "Error: ExpectedInitializeRequest(server/discover)")
 			os.Exit(1)

@@ -142,7 +142,9 @@ func (p *Pool) ReadResource(ctx context.Context, server, uri string) (json.RawMe
 	if err != nil {
 		return nil, err
 	}
-	res, err := sess.ReadResource(withCall(ctx), &mcp.ReadResourceParams{URI: uri, Meta: requestMeta(sess)})
+	ctx = withCall(ctx)
+	defer u.inflight.begin(ctx)() // a legacy server's questions during the read are routed to its requester
+	res, err := sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri, Meta: requestMeta(sess)})
 	if err != nil {
 		return nil, fmt.Errorf("reading %s from server %q: %w", uri, server, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 
@@ -288,8 +289,8 @@ func (p *Pool) CallTool(ctx context.Context, server, tool string, args json.RawM
 	if t, ok := l.Tool(tool); ok && t.RequiresTask() {
 		return taskRequired(server, tool), nil // fails at once, with the reason
 	}
-	defer u.inflight.begin(ctx)()
 	ctx = withCall(ctx)
+	defer u.inflight.begin(ctx)() // with the call's question count (a legacy server's requests are routed here)
 	params := &mcp.CallToolParams{Name: tool, Arguments: args, Meta: requestMeta(sess)}
 	if sink := mcptool.NoticesOf(ctx); sink != nil {
 		token, done := u.progressTokens.add(sink)
@@ -331,6 +332,13 @@ func callError(tool string, err error) error {
 	if errors.As(err, &d) { // only a round's question reaches here as itself
 		return fmt.Errorf("calling %s: it was not completed: %s; the server, which needs that answer first, was sent nothing more", tool, d.msg)
 	}
+	// go-sdk's bounds on the rounds of one call (mrtr.go), said plainly.
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "multi-round-trip: exceeded maximum retries"):
+		return fmt.Errorf("calling %s: the server still asked for input after 10 rounds (input_required) and did not complete the call; mcpcode stopped there: %w", tool, err)
+	case strings.Contains(msg, "multi-round-trip: exceeded maximum load-shedding retries"):
+		return fmt.Errorf("calling %s: the server answered 3 times that it is busy (an input_required round asking nothing) and did not complete the call; try again later: %w", tool, err)
+	}
 	return fmt.Errorf("calling %s: %w", tool, err)
 }
 
@@ -352,6 +360,9 @@ func requestMeta(sess *mcp.ClientSession) mcp.Meta {
 func callRaw(ctx context.Context, sess *mcp.ClientSession, params *mcp.CallToolParams) (*mcptool.Result, error) {
 	slot := &resultSlot{}
 	res, err := sess.CallTool(withResultSlot(ctx, slot), params)
+	if why := slot.refusal(); why != "" {
+		return nil, &declinedError{why} // a round refused before it was asked
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -669,9 +680,9 @@ func (u *upstream) explainConnect(cctx, ctx context.Context, err error, timeout 
 		return fmt.Errorf("no answer to %s within %s (--connect-timeout); the server was stopped", awaiting, timeout)
 	}
 	if hint := u.transportHint(cctx, err); hint != "" {
-		return fmt.Errorf("connecting: %w; %s", err, hint)
+		return fmt.Errorf("connecting: %w; %s", &clippedError{err}, hint)
 	}
-	return fmt.Errorf("connecting: %w", err)
+	return fmt.Errorf("connecting: %w", &clippedError{err})
 }
 
 // versionMismatch says, when the server named the revisions it speaks and
@@ -688,14 +699,58 @@ func versionMismatch(err error, era eraOutcome) string {
 	return fmt.Sprintf("the server speaks MCP revision %s, and mcpcode speaks %s: no revision in common (a newer mcpcode, or a release of the server that speaks one of these, is needed)", quoteAll(supported), speaks())
 }
 
-// quoteAll lists strings a server sent, quoted (they reach a terminal).
+// quoteAll lists revisions a server sent, each quoted (they reach a
+// terminal and agent hosts) and bounded, at most maxShownRevisions of
+// them: a hostile server's list of ten thousand, or one revision of a
+// megabyte, makes a short message.
 func quoteAll(list []string) string {
-	q := make([]string, len(list))
+	q := make([]string, 0, min(len(list), maxShownRevisions+1))
 	for i, s := range list {
-		q[i] = strconv.Quote(s)
+		if i == maxShownRevisions {
+			q = append(q, fmt.Sprintf("and %d more", len(list)-i))
+			break
+		}
+		q = append(q, quoteClipped(s, 40))
 	}
 	return strings.Join(q, ", ")
 }
+
+// maxShownRevisions bounds the revisions a message names.
+const maxShownRevisions = 8
+
+// quoteClipped quotes text a server sent, cut to at most n bytes (on a
+// character boundary), saying how long it was when cut.
+func quoteClipped(s string, n int) string {
+	if len(s) <= n {
+		return strconv.Quote(s)
+	}
+	cut := s[:n]
+	for len(cut) > 0 && !utf8.ValidString(cut) {
+		cut = cut[:len(cut)-1]
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(cut), len(s))
+}
+
+// clippedError bounds the text of an error that may hold what a server
+// sent (go-sdk quotes it, whole), keeping the error to unwrap.
+type clippedError struct{ err error }
+
+// maxErrorText bounds clippedError's text.
+const maxErrorText = 500
+
+func (e *clippedError) Error() string {
+	msg := e.err.Error()
+	if len(msg) <= maxErrorText {
+		return msg
+	}
+	cut := msg[:maxErrorText]
+	for len(cut) > 0 && !utf8.ValidString(cut) {
+		cut = cut[:len(cut)-1]
+	}
+	return fmt.Sprintf("%s… (%d bytes in all)", cut, len(msg))
+}
+
+func (e *clippedError) Unwrap() error { return e.err }
 
 // answerOf returns the JSON-RPC error the server answered the opening with
 // (nil when it answered none).
@@ -729,7 +784,7 @@ func supportedOf(rpc *jsonrpc.Error) []string {
 // describeRPCError shows a server's JSON-RPC error: its code and message,
 // and the revisions it named.
 func describeRPCError(rpc *jsonrpc.Error) string {
-	s := fmt.Sprintf("error %d %q", rpc.Code, rpc.Message)
+	s := fmt.Sprintf("error %d %s", rpc.Code, quoteClipped(rpc.Message, 300))
 	if v := supportedOf(rpc); len(v) > 0 {
 		s += fmt.Sprintf(" (it supports %s)", quoteAll(v))
 	}

@@ -151,7 +151,14 @@ func (w *Workspace) Run(ctx context.Context, req RunRequest) (*runtime.Result, e
 	} else if refused != nil {
 		return hook.finish(refused), nil // on record: nothing ran, no tool was called
 	}
-	caller = withUpstream(caller, base, req, hook.session != nil, hook.recorder)
+	withheld := "" // why resources and notices would bypass privacy
+	switch {
+	case hook.session != nil && hook.session.Tokenizing():
+		withheld = privacyTokenizes
+	case hook.session != nil:
+		withheld = privacyFlows
+	}
+	caller = withUpstream(caller, base, req, withheld, hook.recorder)
 	ropts := runtime.RunOptions{Workspace: w.Root, Caller: caller, Limits: req.Limits, Input: input}
 	res := w.app.execute(ctx, req.Isolation, req.OneShot, bopts, ropts)
 	if recorder != nil {

@@ -55,10 +55,16 @@ func (w *Workspace) SearchTools(query string, limit int, full bool) ([]SearchHit
 	}
 	hits := idx.rank(terms, limit)
 	if full {
+		// The source is read as read reads it (ReadTree): no symbolic
+		// link, no path out of servers/, whatever the manifest says or
+		// servers/ became since the index was cached.
 		for i := range hits {
-			data, err := os.ReadFile(filepath.Join(w.Root, filepath.FromSlash(hits[i].File)))
+			data, entries, err := w.ReadTree(hits[i].File)
+			if err == nil && entries != nil {
+				err = fmt.Errorf("cannot read %s: it is a directory", hits[i].File)
+			}
 			if err != nil {
-				return nil, fmt.Errorf("reading %s: %w", hits[i].File, err)
+				return nil, fmt.Errorf("%w (run `mcpcode gen` to write the tree again)", err)
 			}
 			hits[i].Source = string(data)
 		}

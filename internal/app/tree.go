@@ -50,7 +50,7 @@ func (w *Workspace) ReadTree(p string) (content []byte, entries []TreeEntry, err
 		// Inside skills/, only approved skills' directories (and files
 		// such as skills/README.md) are readable.
 		skill, inner, _ := strings.Cut(rest, "/")
-		if st, err := root.Lstat(skill); (err == nil && st.IsDir() || inner != "") && !approvedSkillDir(root, skill) {
+		if st, err := root.Lstat(skill); (err == nil && st.IsDir() || inner != "") && !w.approvedSkillDir(root, skill) {
 			return nil, nil, usageErrorf(fmt.Errorf("cannot read %s: skills/%s is not an approved skill", p, skill))
 		}
 	}
@@ -86,7 +86,7 @@ func (w *Workspace) ReadTree(p string) (content []byte, entries []TreeEntry, err
 		if !e.IsDir() && !e.Type().IsRegular() {
 			continue
 		}
-		if e.IsDir() && part == layout.SkillsDir && rest == "." && !approvedSkillDir(root, e.Name()) {
+		if e.IsDir() && part == layout.SkillsDir && rest == "." && !w.approvedSkillDir(root, e.Name()) {
 			continue
 		}
 		te := TreeEntry{Name: e.Name(), Dir: e.IsDir()}
@@ -105,14 +105,20 @@ const skillMDFile = "SKILL.md"
 
 // approvedSkillDir reports whether name, in the skills directory root, is
 // an approved skill's directory: a real directory (not a symlink) holding
-// a regular SKILL.md.
-func approvedSkillDir(root *os.Root, name string) bool {
+// a regular SKILL.md, whose files match their approval (as SkillTools
+// asks): a SKILL.md never approved, or edited since, would put text no
+// person approved in front of the model through read and the resources.
+func (w *Workspace) approvedSkillDir(root *os.Root, name string) bool {
 	st, err := root.Lstat(name)
 	if err != nil || !st.IsDir() {
 		return false
 	}
 	md, err := root.Lstat(name + "/" + skillMDFile)
-	return err == nil && md.Mode().IsRegular()
+	if err != nil || !md.Mode().IsRegular() {
+		return false
+	}
+	_, err = w.SkillStore().Policy().Skill(name) // checks the approval hash
+	return err == nil
 }
 
 // errNotPlain is the reason a path that is not a plain file or directory
@@ -257,7 +263,7 @@ func (w *Workspace) TreeFiles() ([]string, error) {
 				}
 				return nil
 			}
-			if part == layout.SkillsDir && d.IsDir() && p != "." && !strings.Contains(p, "/") && !approvedSkillDir(root, p) {
+			if part == layout.SkillsDir && d.IsDir() && p != "." && !strings.Contains(p, "/") && !w.approvedSkillDir(root, p) {
 				return fs.SkipDir // not (yet) an approved skill
 			}
 			if d.Type().IsRegular() {

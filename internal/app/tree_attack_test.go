@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/mcpcode/mcpcode/skills"
 )
 
 // treeSecrets is what an agent must never see through ReadTree: the
@@ -29,10 +31,29 @@ var treeSecrets = map[string]string{
 func treeAttackWorkspace(t *testing.T) *Workspace {
 	t.Helper()
 	root := t.TempDir()
+	const manifest = ".mcpcode/manifest.json" // written after the approval, which reads the real one
 	for name, content := range treeSecrets {
-		writeFile(t, filepath.Join(root, filepath.FromSlash(name)), content)
+		if name != manifest {
+			writeFile(t, filepath.Join(root, filepath.FromSlash(name)), content)
+		}
 	}
-	return openDir(t, &App{}, root)
+	ws := openDir(t, &App{}, root)
+	approveLaidOut(t, ws, "pending-orders")
+	writeFile(t, filepath.Join(root, filepath.FromSlash(manifest)), treeSecrets[manifest])
+	return ws
+}
+
+// approveLaidOut approves the skill laid out in skills/<name> as a person
+// would after reading its card.
+func approveLaidOut(t *testing.T, ws *Workspace, name string) {
+	t.Helper()
+	card, err := ws.ShowSkill(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.ApproveSkill(name, skills.ApproveOptions{SHA256: card.SHA256, ApprovedBy: "test"}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // leaks reports the secret a read returned, or "".
@@ -68,6 +89,10 @@ func TestReadTreeRefusesSymlinks(t *testing.T) {
 	t.Parallel()
 	ws := treeAttackWorkspace(t)
 	root := ws.Root
+	// The plain files read, before any link is made.
+	if content, _, err := ws.ReadTree("skills/pending-orders/index.ts"); err != nil || !strings.Contains(string(content), "export default") {
+		t.Fatalf("a plain skill file does not read: %v %q", err, content)
+	}
 	links := map[string]string{
 		// inside skills/, to hidden entries: os.Root allows these
 		"skills/evil":                     ".proposals/evil",
@@ -107,6 +132,9 @@ func TestReadTreeRefusesSymlinks(t *testing.T) {
 	// with a target's content.
 	for _, p := range []string{"skills", "skills/pending-orders", "servers"} {
 		content, entries, err := ws.ReadTree(p)
+		if err != nil && p == "skills/pending-orders" && strings.Contains(err.Error(), "not an approved skill") {
+			continue // links in its folder: it no longer matches its approval
+		}
 		if err != nil {
 			t.Fatalf("ReadTree(%q): %v", p, err)
 		}
@@ -126,9 +154,9 @@ func TestReadTreeRefusesSymlinks(t *testing.T) {
 			t.Errorf("TreeFiles offers the symlink %s", f)
 		}
 	}
-	// The plain files still read.
-	if content, _, err := ws.ReadTree("skills/pending-orders/index.ts"); err != nil || !strings.Contains(string(content), "export default") {
-		t.Errorf("a plain skill file no longer reads: %v %q", err, content)
+	// The plain files of the tree still read.
+	if content, _, err := ws.ReadTree("servers/crm/getLead.ts"); err != nil || !strings.Contains(string(content), "getLead") {
+		t.Errorf("a plain file of the tree no longer reads: %v %q", err, content)
 	}
 }
 

@@ -52,22 +52,30 @@ var (
 )
 
 // withUpstream wraps a run's outermost Caller; base is the Caller under
-// the run's wrappers; rec, when set, records the resource reads.
-func withUpstream(outer, base mcptool.Caller, req RunRequest, tokenizes bool, rec *audit.Recorder) mcptool.Caller {
+// the run's wrappers; privacy says why the run's privacy session would be
+// bypassed ("" without one: privacyTokenizes, privacyFlows); rec, when
+// set, records the resource reads.
+func withUpstream(outer, base mcptool.Caller, req RunRequest, privacy string, rec *audit.Recorder) mcptool.Caller {
 	u := &upstreamCaller{Caller: outer, base: base, audit: rec}
-	if d, ok := base.(runtime.NoticeDeliverer); ok && d.DeliversNotices() && !tokenizes && req.Replay == nil {
+	if d, ok := base.(runtime.NoticeDeliverer); ok && d.DeliversNotices() && privacy == "" && req.Replay == nil {
 		u.notices = true
 	}
 	switch _, ok := base.(runtime.ResourceReader); {
 	case !ok:
 		u.resources = "its caller does not pass resources on"
-	case tokenizes:
-		u.resources = "the workspace's privacy mode tokenizes what servers send, and resources are not tokenized yet"
+	case privacy != "":
+		u.resources = privacy
 	case req.Replay != nil || req.Record != nil:
 		u.resources = "a recorded or replayed run has only tool calls"
 	}
 	return u
 }
+
+// Why resources would bypass a run's privacy session.
+const (
+	privacyTokenizes = "the workspace's privacy mode tokenizes what servers send, and resources are not tokenized yet"
+	privacyFlows     = "the workspace's privacy flow rules check what tool calls send and learn where values come from, and resource reads are not checked yet"
+)
 
 func (u *upstreamCaller) DeliversNotices() bool { return u.notices }
 

@@ -33,15 +33,16 @@ func TestUpstreamExtrasBypassNoWrapperThatChangesData(t *testing.T) {
 	for _, tt := range []struct {
 		name               string
 		req                RunRequest
-		tokenizes          bool
+		privacy            string
 		notices, resources bool
 	}{
-		{"plain", RunRequest{}, false, true, true},
-		{"privacy tokenizes", RunRequest{}, true, false, false},
-		{"replay", RunRequest{Replay: &skills.Recording{}}, false, false, false},
-		{"record", RunRequest{Record: func(*skills.Recording) {}}, false, true, false},
+		{"plain", RunRequest{}, "", true, true},
+		{"privacy tokenizes", RunRequest{}, privacyTokenizes, false, false},
+		{"privacy flows", RunRequest{}, privacyFlows, false, false},
+		{"replay", RunRequest{Replay: &skills.Recording{}}, "", false, false},
+		{"record", RunRequest{Record: func(*skills.Recording) {}}, "", true, false},
 	} {
-		c := withUpstream(base, base, tt.req, tt.tokenizes, nil)
+		c := withUpstream(base, base, tt.req, tt.privacy, nil)
 		if got := c.(runtime.NoticeDeliverer).DeliversNotices(); got != tt.notices {
 			t.Errorf("%s: notices %v, want %v", tt.name, got, tt.notices)
 		}
@@ -54,7 +55,7 @@ func TestUpstreamExtrasBypassNoWrapperThatChangesData(t *testing.T) {
 		}
 	}
 	// A base without the interfaces offers neither.
-	c := withUpstream(base.Caller, base.Caller, RunRequest{}, false, nil)
+	c := withUpstream(base.Caller, base.Caller, RunRequest{}, "", nil)
 	if c.(runtime.NoticeDeliverer).DeliversNotices() {
 		t.Error("notices offered over a caller that does not deliver them")
 	}

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -48,6 +49,9 @@ func (a *App) Open(opts OpenOptions) (*Workspace, error) {
 	if err != nil {
 		return nil, usageErrorf(err)
 	}
+	if err := checkStateDir(root); err != nil {
+		return nil, usageErrorf(err)
+	}
 	w := &Workspace{Paths: layout.Paths{Root: root}, app: a,
 		Config: &servers.Config{Path: filepath.Join(root, layout.ConfigFile)}}
 	if configPath == "" {
@@ -63,6 +67,41 @@ func (a *App) Open(opts OpenOptions) (*Workspace, error) {
 	}
 	w.Config, w.HasConfig, w.Warnings = cfg, true, cfg.Warnings
 	return w, nil
+}
+
+// checkStateDir refuses a workspace whose .mcpcode/, or an entry of it
+// (privacy/, audit/, serve/, ...), is a symbolic link: mcpcode would keep
+// its state where the link leads, which can be the files folder that
+// programs read and write (mcpcode:fs), handing them the token store's
+// real values, the audit log and its key. A cloned workspace can carry
+// such a link.
+func checkStateDir(root string) error {
+	dir := filepath.Join(root, layout.StateDir)
+	st, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("checking %s/: %w", layout.StateDir, err)
+	}
+	refuse := func(name string) error {
+		return fmt.Errorf("%s is a symbolic link or not a directory: mcpcode keeps its state (the privacy token store, the audit log and its key, "+
+			"serve's secret) only in the workspace's own %s/, never through a link, which could lead to workspace/ where programs read; "+
+			"remove the link (rm %s) and run again", name, layout.StateDir, name)
+	}
+	if !st.IsDir() {
+		return refuse(layout.StateDir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("checking %s/: %w", layout.StateDir, err)
+	}
+	for _, e := range entries {
+		if e.Type()&fs.ModeSymlink != 0 {
+			return refuse(layout.StateDir + "/" + e.Name())
+		}
+	}
+	return nil
 }
 
 // locate decides the workspace root and its config file ("" for none).

@@ -35,9 +35,9 @@ type cli struct {
 	stdout io.Writer
 	stderr io.Writer
 	app    *app.App
-	// rawStderr is the stream under stderr's escaping writer, for telling
-	// whether it is a terminal (nil: stderr is not wrapped).
-	rawStderr io.Writer
+	// rawStderr and rawStdout are the streams under the escaping writers,
+	// for telling whether they are terminals (nil: not wrapped).
+	rawStderr, rawStdout io.Writer
 }
 
 type command struct {
@@ -112,7 +112,7 @@ func (a *cli) dispatch(args []string) int {
 // forPerson returns the cli with stdout and stderr escaped.
 func (a *cli) forPerson() *cli {
 	p := *a
-	p.stdout, p.stderr, p.rawStderr = visible.NewWriter(a.stdout), visible.NewWriter(a.stderr), a.stderr
+	p.stdout, p.stderr, p.rawStderr, p.rawStdout = visible.NewWriter(a.stdout), visible.NewWriter(a.stderr), a.stderr, a.stdout
 	return &p
 }
 
@@ -132,6 +132,19 @@ func (a *cli) terminal() io.Writer {
 		return a.rawStderr
 	}
 	return a.stderr
+}
+
+// stdoutWidth is the width of the terminal stdout writes to (0 when it is
+// not a terminal).
+func (a *cli) stdoutWidth() int {
+	out := a.rawStdout
+	if out == nil {
+		out = a.stdout
+	}
+	if f, ok := out.(*os.File); ok {
+		return terminalWidth(f)
+	}
+	return 0
 }
 
 // runCommand runs the command args names, with the streams as they are.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -49,7 +50,7 @@ func cmdAudit(a *cli, args []string) int {
 			fmt.Fprintf(a.stderr, "warning: %d more lines of the audit log were skipped\n", len(skipped)-i)
 			break
 		}
-		fmt.Fprintf(a.stderr, "warning: skipped .mcpcode/audit/%s\n", s)
+		fmt.Fprintf(a.stderr, "warning: skipped .mcpcode/audit/%s\n", visible.Line(s.String()))
 	}
 	if *asJSON {
 		for _, r := range recs {
@@ -69,7 +70,7 @@ func cmdAudit(a *cli, args []string) int {
 		fmt.Fprintf(a.stdout, "%s%s (try --since all)\n", strings.ToUpper(what[:1]), what[1:])
 		return exitOK
 	}
-	renderAudit(a.stdout, recs)
+	renderAudit(a.stdout, recs, a.stdoutWidth())
 	return exitOK
 }
 
@@ -100,27 +101,93 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 }
 
 // renderAudit prints one block per run: a line for the run, then its calls
-// grouped by tool and outcome, in the same columns.
-func renderAudit(w io.Writer, recs []audit.Record) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+// grouped by tool and outcome, in the same columns. On a terminal (width >
+// 0) a line is cut at its width, ending in "…", never wrapped: where a
+// wrapped line starts is chosen by the widths of cells a server or a host
+// named, which could put a forged row at column 0 (--json has everything).
+func renderAudit(w io.Writer, recs []audit.Record, width int) {
+	var table bytes.Buffer
+	defer func() { writeClipped(w, table.String(), width) }()
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME (UTC)\tRUN\tWHO\tPROGRAM\tRESULT\tCALLS\tBYTES\tDURATION")
 	for _, r := range recs {
 		var bytes int64
 		for _, c := range r.Calls {
 			bytes += c.Bytes
 		}
-		// Every field is one line, escaped: a name cannot add a row, a
-		// column or a terminal sequence.
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Time.UTC().Format("2006-01-02 15:04:05"), visible.Line(r.ID), visible.Line(whoText(r.Who)),
-			visible.Line(programText(r.Program)), visible.Line(resultText(r)), len(r.Calls)+r.CallsOmitted, formatBytes(bytes), msText(r.Ms))
+		// Every field is one short line, escaped (auditCell): a name cannot
+		// add a row, a column or a terminal sequence, nor pad itself to the
+		// terminal's width to wrap into what looks like a row.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Time.UTC().Format("2006-01-02 15:04:05"), auditCell(r.ID), auditCell(whoText(r.Who)),
+			auditCell(programText(r.Program)), auditCell(resultText(r)), len(r.Calls)+r.CallsOmitted, formatBytes(bytes), msText(r.Ms))
 		for _, g := range groupCalls(r.Calls) {
-			fmt.Fprintf(tw, "\t\t\t  %s\t%s\t%d\t%s\t%s\n", visible.Line(g.name), visible.Line(g.outcome), g.n, formatBytes(g.bytes), msText(g.ms))
+			fmt.Fprintf(tw, "\t\t\t  %s\t%s\t%d\t%s\t%s\n", auditCell(g.name), auditCell(g.outcome), g.n, formatBytes(g.bytes), msText(g.ms))
 		}
 		if r.CallsOmitted > 0 {
 			fmt.Fprintf(tw, "\t\t\t  (%d more calls not kept in the record)\t\t%d\t\t\n", r.CallsOmitted, r.CallsOmitted)
 		}
 	}
 	tw.Flush()
+}
+
+// writeClipped writes text with each line cut to width characters (a wide
+// character counts two; width 0: whole).
+func writeClipped(w io.Writer, text string, width int) {
+	for _, line := range strings.SplitAfter(text, "\n") {
+		if line == "" {
+			continue
+		}
+		if width > 1 {
+			line = clipColumns(strings.TrimSuffix(line, "\n"), width) + "\n"
+		}
+		io.WriteString(w, line)
+	}
+}
+
+// ellipsis ends a cut line or cell.
+const ellipsis = '…'
+
+// clipColumns cuts s to at most width columns (as runeColumns counts them),
+// ending in an ellipsis when cut.
+func clipColumns(s string, width int) string {
+	if columnsOf(s) <= width {
+		return s
+	}
+	cols := 0
+	for i, r := range s {
+		if cols+runeColumns(r) > width-runeColumns(ellipsis) {
+			return s[:i] + string(ellipsis)
+		}
+		cols += runeColumns(r)
+	}
+	return s
+}
+
+func columnsOf(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeColumns(r)
+	}
+	return n
+}
+
+// runeColumns counts a character that is not ASCII as two columns: never
+// fewer than a terminal gives it.
+func runeColumns(r rune) int {
+	if r > 0x7f {
+		return 2
+	}
+	return 1
+}
+
+// maxAuditCell bounds a cell of the audit table, in characters (a wide
+// character counts two): `audit --json` has every name whole.
+const maxAuditCell = 48
+
+// auditCell is untrusted text as one cell: escaped to one line, every run
+// of white space made one space, cut to maxAuditCell with "…".
+func auditCell(s string) string {
+	return clipColumns(strings.Join(strings.Fields(visible.Line(s)), " "), maxAuditCell)
 }
 
 func whoText(w audit.Who) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,14 +130,24 @@ func (a *cli) printURL(_ context.Context, server, url string) error {
 // convention that lets headless machines and tests complete the flow),
 // else the system's opener; the URL is printed as well.
 func (a *cli) openURL(_ context.Context, server, url string) error {
+	// Only a web page: the URL is the authorization server's, and an
+	// opener given a file: URL or another program's scheme opens a local
+	// file or starts that program.
+	if u, err := neturl.Parse(url); err != nil || (!strings.EqualFold(u.Scheme, "https") && !strings.EqualFold(u.Scheme, "http")) || u.Host == "" {
+		return fmt.Errorf("the login page %s is not an http or https URL: mcpcode does not open it", visible.Line(url))
+	}
 	fmt.Fprintf(a.stderr, "Logging in to %s: opening the login page in a browser.\nIf none opens, open this URL:\n  %s\n", visible.Line(server), visible.Line(url))
 	var cmd *exec.Cmd
 	if b := os.Getenv("BROWSER"); b != "" {
-		line := b + " " + shellQuote(url)
+		// The URL is the authorization server's text: it goes to the
+		// shell as a parameter ($1), never into the command's text, where
+		// the person's own quotes around %s would undo any quoting of
+		// ours and let a "$(...)" or ";" in it run.
+		line := b + ` "$1"`
 		if strings.Contains(b, "%s") {
-			line = strings.ReplaceAll(b, "%s", shellQuote(url))
+			line = strings.ReplaceAll(b, "%s", `"$1"`)
 		}
-		cmd = exec.Command("/bin/sh", "-c", line)
+		cmd = exec.Command("/bin/sh", "-c", line, "mcpcode-browser", url)
 	} else {
 		switch goruntime.GOOS {
 		case "darwin":
@@ -156,9 +167,4 @@ func (a *cli) openURL(_ context.Context, server, url string) error {
 	// closed: do not wait for it, but reap it.
 	go func() { _ = cmd.Wait() }()
 	return nil
-}
-
-// shellQuote quotes s for /bin/sh.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

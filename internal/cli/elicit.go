@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/mcpcode/mcpcode/internal/app"
 	"github.com/mcpcode/mcpcode/internal/visible"
@@ -33,7 +34,8 @@ func (a *cli) clientHandlers() *app.ClientHandlers {
 		h.NoElicit = "mcpcode run has no terminal to ask the person in (its stdin and stderr are not both terminals)"
 		return h
 	}
-	f := &form{in: newLineReader(in), out: a.stderr} // escaped on its way, besides the form's own escaping
+	f := &form{in: newLineReader(in), out: a.stderr, // escaped on its way, besides the form's own escaping
+		width: func() int { return terminalWidth(errOut) }}
 	h.Elicit = f.ask
 	return h
 }
@@ -44,6 +46,12 @@ type form struct {
 	mu  sync.Mutex
 	in  *lineReader
 	out io.Writer
+	// width is the terminal's width in columns, asked at each request (nil
+	// or 0: 80).
+	width func() int
+
+	w    io.Writer // what a request prints through: escaped, then rows
+	rows *rowWriter
 }
 
 // lineReader reads lines on a goroutine of its own, so that a question can
@@ -67,6 +75,9 @@ func (l *lineReader) read(ctx context.Context) (string, error) {
 			close(l.lines)
 		}()
 	})
+	if err := ctx.Err(); err != nil {
+		return "", err // a line read now would be the answer to the next question
+	}
 	select {
 	case line, ok := <-l.lines:
 		if !ok {
@@ -168,15 +179,87 @@ func fromServer(text string) string {
 	return b.String()
 }
 
+// rowWriter keeps every row the form prints within the terminal's width:
+// a row that would be wider is broken by mcpcode and goes on behind the
+// gutter. A terminal that wraps a long row itself goes on at the left
+// edge, where the form's own lines start: a server's text padded to the
+// width (spaces, or wide characters) could put a line there that names
+// another server. Columns are counted high (two for every character
+// that is not ASCII: a wide character takes two, a combining mark none),
+// so a row is never wider than counted. What it gets is escaped already
+// (visible.Writer), so that the count is of what the terminal shows.
+type rowWriter struct {
+	w     io.Writer
+	width int // 0: 80
+	col   int
+}
+
+func (r *rowWriter) Write(p []byte) (int, error) {
+	width := r.width
+	if width <= 0 {
+		width = 80
+	}
+	width = max(width, gutterColumns()+16) // a row holds something besides the gutter
+	var b []byte
+	for i := 0; i < len(p); {
+		c, size := utf8.DecodeRune(p[i:])
+		if c == '\n' {
+			r.col = 0
+		} else if w := columns(c); r.col+w > width {
+			b = append(b, '\n')
+			b = append(b, formGutter...)
+			r.col = gutterColumns() + w
+		} else {
+			r.col += w
+		}
+		b = append(b, p[i:i+size]...)
+		i += size
+	}
+	if _, err := r.w.Write(b); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// columns is the most columns a terminal gives c (a tab moves at most
+// eight).
+func columns(c rune) int {
+	switch {
+	case c == '\t':
+		return 8
+	case c < utf8.RuneSelf:
+		return 1
+	}
+	return 2
+}
+
+// gutterColumns is formGutter's width, counted as columns counts.
+func gutterColumns() int {
+	n := 0
+	for _, c := range formGutter {
+		n += columns(c)
+	}
+	return n
+}
+
 // errCancel ends a form the person cancelled.
 var errCancel = errors.New("cancelled")
 
 func (f *form) ask(ctx context.Context, r *app.ElicitRequest) (*mcp.ElicitResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, err // abandoned while another question was out: not shown
+	}
+	width := 0
+	if f.width != nil {
+		width = f.width()
+	}
+	f.rows = &rowWriter{w: f.out, width: width}
+	f.w = visible.NewWriter(f.rows)
 	p := r.Params
 	if p.Mode == "url" {
-		fmt.Fprintf(f.out, "\nmcpcode: server %s asks you to open this page:\n%s%s\n", serverName(r.Server), fromServer(p.Message), fromServer(p.URL))
+		fmt.Fprintf(f.w, "\nmcpcode: server %s asks you to open this page:\n%s%s\n", serverName(r.Server), fromServer(p.Message), fromServer(p.URL))
 		ans, err := f.line(ctx, "Done? [y]es, [n]o (decline), [c]ancel: ")
 		if err != nil {
 			return nil, err
@@ -191,9 +274,9 @@ func (f *form) ask(ctx context.Context, r *app.ElicitRequest) (*mcp.ElicitResult
 	if err != nil {
 		return nil, fmt.Errorf("the requested schema cannot be shown as a form: %w", err)
 	}
-	fmt.Fprintf(f.out, "\nmcpcode: server %s asks:\n%s", serverName(r.Server), fromServer(p.Message))
+	fmt.Fprintf(f.w, "\nmcpcode: server %s asks:\n%s", serverName(r.Server), fromServer(p.Message))
 	if len(schema.Properties) > 0 {
-		fmt.Fprintln(f.out, "  (Enter keeps the value in [brackets]; an optional question may be left empty.)")
+		fmt.Fprintln(f.w, "  (Enter keeps the value in [brackets]; an optional question may be left empty.)")
 	}
 	ans, err := f.line(ctx, "Answer? [y]es, [n]o (decline), [c]ancel: ")
 	if err != nil {
@@ -260,10 +343,11 @@ func fieldOrder(s formSchema, sent []string) []string {
 }
 
 func (f *form) line(ctx context.Context, prompt string) (string, error) {
-	fmt.Fprint(f.out, prompt)
+	fmt.Fprint(f.w, prompt)
 	s, err := f.in.read(ctx)
+	f.rows.col = 0 // the person's Enter ended the row
 	if errors.Is(err, io.EOF) {
-		fmt.Fprintln(f.out)
+		fmt.Fprintln(f.w)
 		return "", errCancel
 	}
 	return s, err
@@ -277,7 +361,7 @@ func (f *form) field(ctx context.Context, name string, fd formField, required bo
 	}
 	if d := strings.TrimSpace(fd.Description); d != "" {
 		first, _, _ := strings.Cut(d, "\n")
-		fmt.Fprint(f.out, fromServer(first))
+		fmt.Fprint(f.w, fromServer(first))
 	}
 	choices := fd.choices()
 	multi := fd.Type == "array"
@@ -286,7 +370,7 @@ func (f *form) field(ctx context.Context, name string, fd formField, required bo
 		if c.label != "" && c.label != text {
 			text = c.label + " (" + text + ")"
 		}
-		fmt.Fprintf(f.out, "    %d) %s\n", i+1, visible.Line(text))
+		fmt.Fprintf(f.w, "    %d) %s\n", i+1, visible.Line(text))
 	}
 	var hint []string
 	switch {
@@ -324,12 +408,12 @@ func (f *form) field(ctx context.Context, name string, fd formField, required bo
 			case !required:
 				return nil, false, nil
 			}
-			fmt.Fprintln(f.out, "    an answer is required")
+			fmt.Fprintln(f.w, "    an answer is required")
 			continue
 		}
 		v, err := parseAnswer(ans, fd, choices, multi)
 		if err != nil {
-			fmt.Fprintf(f.out, "    %v\n", err)
+			fmt.Fprintf(f.w, "    %v\n", err)
 			continue
 		}
 		return v, true, nil

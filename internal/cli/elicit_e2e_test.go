@@ -64,7 +64,8 @@ console.log(r.content.map((c: any) => c.text).join("\n"));`)
 					if i < 0 {
 						break
 					}
-					prompt := pending[:i]
+					// A prompt wider than the terminal goes on behind the gutter.
+					prompt := strings.ReplaceAll(strings.ReplaceAll(pending[:i], "\r\n"+formGutter, ""), "\n"+formGutter, "")
 					pending = pending[i+2:]
 					line := prompt[strings.LastIndex(prompt, "\n")+1:]
 					switch {

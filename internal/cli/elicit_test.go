@@ -94,3 +94,32 @@ func TestRunWithoutTerminalDeclinesWithAReason(t *testing.T) {
 		t.Errorf("sampling: %+v", h)
 	}
 }
+
+// TestAbandonedQuestionIsNotShown: a question whose request ended while
+// it waited for the terminal (another question was being answered; its
+// server gave up, or asked too many) is not printed, and takes no line
+// of the person's input meant for the next question.
+func TestAbandonedQuestionIsNotShown(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	f := &form{in: newLineReader(strings.NewReader("y\n")), out: &out}
+	ctx, cancel := context.WithCancel(context.Background())
+	f.mu.Lock() // another question is being answered
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.ask(ctx, &app.ElicitRequest{Server: "crm", Params: &mcp.ElicitParams{Message: "Abandoned?"}})
+		done <- err
+	}()
+	cancel()
+	f.mu.Unlock()
+	if err := <-done; err == nil {
+		t.Error("the abandoned question was answered")
+	}
+	if out.Len() != 0 {
+		t.Errorf("the abandoned question was shown:\n%s", out.String())
+	}
+	res, err := f.ask(context.Background(), &app.ElicitRequest{Server: "crm", Params: &mcp.ElicitParams{Message: "Next?"}})
+	if err != nil || res.Action != "accept" {
+		t.Errorf("the next question: %+v %v, want the person's yes", res, err)
+	}
+}

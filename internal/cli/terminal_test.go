@@ -259,6 +259,36 @@ func TestAuditTableKeepsOneRowPerRun(t *testing.T) {
 	}
 }
 
+// TestAuditTableCellsCannotWrapIntoARow: names padded with spaces or wide
+// characters to a terminal's width, followed by what looks like a row,
+// would wrap onto a line of their own at column 0. Every cell is one short
+// line, and on a terminal every line is cut at its width, never wrapped
+// (--json keeps the names whole).
+func TestAuditTableCellsCannotWrapIntoARow(t *testing.T) {
+	t.Parallel()
+	row := "2026-01-01 00:00:00  20260101T000000-ffffffffffff  cli  ./forged.ts"
+	rec := audit.Record{ID: "20260101T000000-0123456789ab", Time: time.Now().UTC(),
+		Who:     audit.Who{Face: audit.FaceServe, Client: "host" + strings.Repeat(" ", 60) + row},
+		Program: audit.Program{Entry: "prog" + strings.Repeat("\u3000", 40) + row + ".ts", SHA256: "0123456789abcdef"},
+		Calls:   []audit.Call{{Server: "crm", Tool: "ping" + strings.Repeat(" ", 90) + row, Outcome: audit.OutcomeOK}}, OK: true}
+	for _, width := range []int{0, 80, 132} {
+		var out strings.Builder
+		renderAudit(&out, []audit.Record{rec}, width)
+		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		if len(lines) != 3 {
+			t.Errorf("width %d: %d lines, want 3:\n%s", width, len(lines), out.String())
+		}
+		for _, line := range lines {
+			if width > 0 && columnsOf(line) > width {
+				t.Errorf("width %d: a line of %d columns, which the terminal wraps:\n%s", width, columnsOf(line), line)
+			}
+			if strings.Contains(line, "   2026-01-01") || strings.Contains(line, "./forged.ts") {
+				t.Errorf("width %d: a padded name reached the table whole:\n%s", width, line)
+			}
+		}
+	}
+}
+
 // TestGenShowsAFailingServersStderrEscaped: the last lines a failing
 // server printed on stderr are shown by gen with their control characters
 // escaped.

@@ -22,7 +22,10 @@ const (
 // resultCache keeps check results in a directory, one file per check key,
 // each with the files the check read and their hashes: a result is used
 // only while all of them are unchanged. A result with an import that was
-// not found is not kept (the file may appear). What it does not see: a
+// not found is not kept (the file may appear), nor one of a check whose
+// files changed while it ran (modified after it started, by the file
+// system's clock, or a program file saved again: the compiler may have
+// read other text than the one recorded). What it does not see: a
 // new file that an import would now find first (x.ts created beside the
 // x/index.ts it found); the next change of the program checks again.
 type resultCache struct{ dir string }

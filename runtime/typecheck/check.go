@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -22,6 +23,23 @@ import (
 // a fraction of a second; types can be written that take the compiler
 // much longer.
 const DefaultTimeout = 60 * time.Second
+
+// DefaultMemoryLimit bounds the compiler's memory: a check of a program
+// importing the whole 16-server corpus tree (196 files) takes under 60
+// MiB; types can be written that take gigabytes within the timeout.
+const DefaultMemoryLimit = 1 << 30
+
+// maxCompilers bounds the compilers that run at once in this process (serve
+// checks the programs of all its clients, each compiler may take
+// DefaultMemoryLimit); a check waits for its turn.
+const maxCompilers = 4
+
+// compilerSlots holds a token per compiler running; waitingForCompiler
+// counts the checks waiting for one.
+var (
+	compilerSlots      = make(chan struct{}, maxCompilers)
+	waitingForCompiler atomic.Int32
+)
 
 // DefaultMaxDiagnostics is how many diagnostics a Result holds at most.
 const DefaultMaxDiagnostics = 20
@@ -55,6 +73,9 @@ type Request struct {
 	Importable func(rel string) string
 	// Timeout bounds the compiler run (0: DefaultTimeout).
 	Timeout time.Duration
+	// MemoryLimit bounds the compiler's memory in bytes, on Linux
+	// (0: DefaultMemoryLimit).
+	MemoryLimit int64
 	// MaxDiagnostics bounds Result.Diagnostics (0: DefaultMaxDiagnostics).
 	MaxDiagnostics int
 }
@@ -122,7 +143,7 @@ var compilerOptions = map[string]any{
 
 // configVersion changes whenever what a check does changes in a way that
 // makes cached results stale (options, parsing, hints).
-const configVersion = "mcpcode-typecheck-1"
+const configVersion = "mcpcode-typecheck-2"
 
 // programDir and configFile are the check's own files in its temporary
 // directory: the program given as text goes in a folder of its own, so
@@ -148,6 +169,9 @@ func (c *Compiler) Check(ctx context.Context, req Request) (*Result, error) {
 	if req.Timeout <= 0 {
 		req.Timeout = DefaultTimeout
 	}
+	if req.MemoryLimit <= 0 {
+		req.MemoryLimit = DefaultMemoryLimit
+	}
 	source := req.Source
 	if source == nil {
 		if source, err = os.ReadFile(filepath.Join(ws, filepath.FromSlash(req.Program))); err != nil {
@@ -160,11 +184,11 @@ func (c *Compiler) Check(ctx context.Context, req Request) (*Result, error) {
 		res.Cached = true
 		return res, nil
 	}
-	res, deps, err := c.check(ctx, req, source)
+	res, deps, stable, err := c.check(ctx, req, source)
 	if err != nil {
 		return nil, err
 	}
-	if cacheable(res) {
+	if stable && cacheable(res) {
 		cache.store(key, deps, res)
 	}
 	return res, nil
@@ -196,24 +220,25 @@ func cacheable(res *Result) bool {
 	return true
 }
 
-// check runs the compiler once.
-func (c *Compiler) check(ctx context.Context, req Request, source []byte) (*Result, []dep, error) {
+// check runs the compiler once. stable is unset when a file it read
+// changed while it ran: the result is not that of the files as they are.
+func (c *Compiler) check(ctx context.Context, req Request, source []byte) (res *Result, deps []dep, stable bool, err error) {
 	ws := req.Workspace
 	if err := os.MkdirAll(req.StateDir, 0o755); err != nil {
-		return nil, nil, fmt.Errorf("type check: %w", err)
+		return nil, nil, false, fmt.Errorf("type check: %w", err)
 	}
 	removeStale(req.StateDir)
 	tmp, err := os.MkdirTemp(req.StateDir, runDirPrefix)
 	if err != nil {
-		return nil, nil, fmt.Errorf("type check: %w", err)
+		return nil, nil, false, fmt.Errorf("type check: %w", err)
 	}
 	defer os.RemoveAll(tmp)
 	if tmp, err = filepath.EvalSymlinks(tmp); err != nil {
-		return nil, nil, fmt.Errorf("type check: %w", err)
+		return nil, nil, false, fmt.Errorf("type check: %w", err)
 	}
 	decl := filepath.Join(tmp, declFileName)
 	if err := os.WriteFile(decl, req.Declarations, 0o644); err != nil {
-		return nil, nil, fmt.Errorf("type check: %w", err)
+		return nil, nil, false, fmt.Errorf("type check: %w", err)
 	}
 	opts := map[string]any{}
 	for k, v := range compilerOptions {
@@ -228,11 +253,11 @@ func (c *Compiler) check(ctx context.Context, req Request, source []byte) (*Resu
 	if req.Source != nil {
 		dir := filepath.Join(tmp, programDir)
 		if err := os.Mkdir(dir, 0o755); err != nil {
-			return nil, nil, fmt.Errorf("type check: %w", err)
+			return nil, nil, false, fmt.Errorf("type check: %w", err)
 		}
 		program = filepath.Join(dir, path.Base(req.Program))
 		if err := os.WriteFile(program, req.Source, 0o644); err != nil {
-			return nil, nil, fmt.Errorf("type check: %w", err)
+			return nil, nil, false, fmt.Errorf("type check: %w", err)
 		}
 		if !req.OwnFolder {
 			// Its relative imports lead from where it is shown to be.
@@ -245,29 +270,47 @@ func (c *Compiler) check(ctx context.Context, req Request, source []byte) (*Resu
 	}, "", "  ")
 	configPath := filepath.Join(tmp, configFile)
 	if err := os.WriteFile(configPath, config, 0o644); err != nil {
-		return nil, nil, fmt.Errorf("type check: %w", err)
+		return nil, nil, false, fmt.Errorf("type check: %w", err)
 	}
+	// When the compiler starts, by the file system's clock: a file it
+	// reads that was modified later may have changed under it.
+	cfg, err := os.Stat(configPath)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("type check: %w", err)
+	}
+	started := cfg.ModTime()
 
-	out, runErr := c.run(ctx, ws, configPath, req.Timeout)
+	out, runErr := c.run(ctx, ws, configPath, req.Timeout, req.MemoryLimit)
+	if runErr != nil {
+		// Whatever it printed before it failed can quote any file it
+		// read, and its list of those files may be cut: nothing of it is
+		// shown.
+		return nil, nil, false, fmt.Errorf("type check: %s failed: %w", c, runErr)
+	}
 	parsed := parseOutput(out)
+	// It lists the files it read last, the program itself last of all
+	// (each file after those it imports): a list that does not end with
+	// the program is not all it read.
+	if n := len(parsed.files); n == 0 || !sameFile(parsed.files[n-1], ws, program) {
+		if len(parsed.global) > 0 { // errors of no file: of the configuration
+			return nil, nil, false, c.rejected(parsed.global[0])
+		}
+		return nil, nil, false, fmt.Errorf("type check: %s ended without listing all the files it read: is it a TypeScript compiler? (mcpcode needs TypeScript 5 or later, best 7: %s)", c, "npm i -D typescript@7")
+	}
 	parsed.configErrors(ws, tmp, program)
-	if len(parsed.global) > 0 {
-		return nil, nil, fmt.Errorf("type check: %s rejected the check's configuration: %s (mcpcode needs TypeScript 5 or later, best 7: %s)",
-			c, firstLine(parsed.global[0]), "npm i -D typescript@7")
-	}
-	if runErr != nil && len(parsed.diags) == 0 {
-		return nil, nil, fmt.Errorf("type check: %s failed: %w%s", c, runErr, outputExcerpt(out))
-	}
-	if runErr == nil && len(parsed.files) == 0 {
-		return nil, nil, fmt.Errorf("type check: %s listed no files: is it a TypeScript compiler?%s", c, outputExcerpt(out))
-	}
 
-	m := mapper{ws: ws, tmp: tmp, program: program, name: req.Program}
-	res := &Result{OK: len(parsed.diags) == 0, Errors: len(parsed.diags), Compiler: c.String(), Files: []string{}, Diagnostics: []Diagnostic{}}
+	res = &Result{OK: len(parsed.diags) == 0, Errors: len(parsed.diags), Compiler: c.String(), Files: []string{}, Diagnostics: []Diagnostic{}}
+	stable = true
+	if req.Source == nil {
+		// The compiler read the program's file itself: the text the key
+		// names, unless it was saved again meanwhile.
+		now, err := os.ReadFile(program)
+		stable = err == nil && bytes.Equal(now, source)
+	}
 	// Confinement: the compiler reads what the program names (imports,
 	// references, type queries), anywhere. Nothing it said is shown
-	// unless it read only what a program may import.
-	var deps []dep
+	// unless it read only what a program may import, and looked for
+	// nothing elsewhere.
 	var refused int
 	for _, f := range parsed.files {
 		abs := f
@@ -300,12 +343,24 @@ func (c *Compiler) check(ctx context.Context, req Request, source []byte) (*Resu
 			refused++
 			continue
 		}
+		if fi, err := os.Stat(real); err != nil || fi.ModTime().After(started) {
+			stable = false
+		}
 		deps = append(deps, dep{Path: rel, SHA256: hashBytes(data), data: data})
 		res.Files = append(res.Files, rel)
 	}
+	m := mapper{ws: ws, tmp: tmp, program: program, name: req.Program}
+	for _, d := range parsed.diags {
+		if m.lookedOutside(d, req.Importable) {
+			refused++
+		}
+	}
 	if refused > 0 {
 		return &Result{Errors: 1, Compiler: c.String(), Files: []string{}, Diagnostics: []Diagnostic{{File: req.Program,
-			Message: fmt.Sprintf("the program (or a file it imports) refers to %d file(s) that programs may not import: outside the workspace, in node_modules, hidden, or under workspace/ or .mcpcode/; nothing else of the check is shown. Import only the tree (servers/...), approved skills (skills/<name>), the program's own files, mcpcode:runtime and mcpcode:fs, and reference no other files (/// <reference>, import(\"...\") types)", refused)}}}, nil, nil
+			Message: "the program (or a file it imports) names files that programs may not import: outside the workspace, in node_modules, hidden, under workspace/ or .mcpcode/, or not code (mcp.json, .cts and .cjs files); nothing else of the check is shown (not even which, nor whether they exist). Import only the tree (servers/...), approved skills (skills/<name>), the program's own files, mcpcode:runtime and mcpcode:fs, and reference no other files (/// <reference>, import(\"...\") types)"}}}, nil, false, nil
+	}
+	if len(parsed.global) > 0 {
+		return nil, nil, false, c.rejected(parsed.global[0])
 	}
 	slices.Sort(res.Files)
 	files := map[string][]byte{req.Program: source}
@@ -322,7 +377,24 @@ func (c *Compiler) check(ctx context.Context, req Request, source []byte) (*Resu
 		diag.Hint = explain.hint(diag)
 		res.Diagnostics = append(res.Diagnostics, diag)
 	}
-	return res, deps, nil
+	return res, deps, stable, nil
+}
+
+// rejected is the error of a compiler that rejected the check's own
+// configuration or declarations (an old one does not know its options).
+func (c *Compiler) rejected(msg string) error {
+	return fmt.Errorf("type check: %s rejected the check's configuration: %s (mcpcode needs TypeScript 5 or later, best 7: %s)",
+		c, firstLine(msg), "npm i -D typescript@7")
+}
+
+// sameFile reports whether the file the compiler listed (absolute, or
+// relative to the workspace) is the file at abs.
+func sameFile(listed, ws, abs string) bool {
+	if !filepath.IsAbs(listed) {
+		listed = filepath.Join(ws, listed)
+	}
+	real, err := filepath.EvalSymlinks(listed)
+	return err == nil && real == abs
 }
 
 // runDirPrefix names a check's temporary directory in the state directory.
@@ -364,11 +436,23 @@ func (c *Compiler) isLib(p string) bool {
 	return false
 }
 
-// run runs the compiler on the configuration and returns its output
-// (stdout, then stderr), and an error when it did not end well: a
-// timeout, a signal, or an exit code other than 0 (no errors) and 1 or 2
-// (errors reported).
-func (c *Compiler) run(ctx context.Context, ws, config string, timeout time.Duration) ([]byte, error) {
+// run runs the compiler on the configuration, with at most memory bytes
+// of data (on Linux), and returns its standard output (its diagnostics and
+// the files it read), and an error when it did not end well: a timeout,
+// its memory, a signal, an output larger than maxOutput, or an exit code
+// other than 0 (no errors) and 1 or 2 (errors reported); the error quotes
+// the start of its standard error (where a crash is told), never of its
+// output.
+func (c *Compiler) run(ctx context.Context, ws, config string, timeout time.Duration, memory int64) ([]byte, error) {
+	waitingForCompiler.Add(1)
+	select {
+	case compilerSlots <- struct{}{}:
+		waitingForCompiler.Add(-1)
+		defer func() { <-compilerSlots }()
+	case <-ctx.Done():
+		waitingForCompiler.Add(-1)
+		return nil, ctx.Err()
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.Path, "-p", config)
@@ -377,13 +461,24 @@ func (c *Compiler) run(ctx context.Context, ws, config string, timeout time.Dura
 	if c.PATH != "" {
 		cmd.Env = append(cmd.Env, "PATH="+c.PATH)
 	}
-	var stdout, stderr limitedBuffer
-	stdout.max, stderr.max = maxOutput, 64<<10
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout, stderr := &limitedBuffer{max: maxOutput}, &limitedBuffer{max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	ownProcessGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
-	out := append(stdout.Bytes(), stderr.Bytes()...)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	// Set at once, before the compiler has read its configuration.
+	if err := limitMemory(cmd.Process.Pid, memory); err != nil {
+		cancel()
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("limiting its memory: %w", err)
+	}
+	err := cmd.Wait()
+	out := stdout.buf.Bytes()
+	if lowErr := strings.ToLower(stderr.buf.String()); strings.Contains(lowErr, "out of memory") || strings.Contains(lowErr, "cannot allocate memory") {
+		return out, fmt.Errorf("it ran out of the %d MiB of memory it is given (a program whose types take this much cannot be checked; run it unchecked)", memory>>20)
+	}
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return out, fmt.Errorf("it did not finish within %v (a program whose types take this long cannot be checked; run it unchecked)", timeout)
@@ -391,43 +486,45 @@ func (c *Compiler) run(ctx context.Context, ws, config string, timeout time.Dura
 		return out, ctx.Err()
 	}
 	if stdout.cut {
-		return out, fmt.Errorf("its output exceeded %d MiB", maxOutput>>20)
+		return out, fmt.Errorf("its output exceeded %d MiB (a program with this many errors cannot be checked)", maxOutput>>20)
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.Exited() && (ee.ExitCode() == 1 || ee.ExitCode() == 2) {
 		return out, nil
 	}
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("%w%s", err, outputExcerpt(stderr.buf.Bytes()))
+	}
+	return out, nil
 }
 
-// limitedBuffer keeps the first max bytes written to it.
+// limitedBuffer keeps the first max bytes written to it. It has no
+// ReadFrom, so that os/exec copies the output through Write.
 type limitedBuffer struct {
-	bytes.Buffer
+	buf bytes.Buffer
 	max int
 	cut bool
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); room < len(p) {
+	if room := b.max - b.buf.Len(); room < len(p) {
 		b.cut = true
 		if room > 0 {
-			b.Buffer.Write(p[:room])
+			b.buf.Write(p[:room])
 		}
 		return len(p), nil
 	}
-	return b.Buffer.Write(p)
+	return b.buf.Write(p)
 }
 
-// outputExcerpt is the start of the compiler's output, for an error.
+// outputExcerpt is the start of what the compiler wrote on its standard
+// error, for an error.
 func outputExcerpt(out []byte) string {
 	s := strings.TrimSpace(string(out))
 	if s == "" {
 		return ""
 	}
-	if len(s) > 600 {
-		s = s[:600] + "…"
-	}
-	return ":\n" + s
+	return ":\n" + cut(s, 600)
 }
 
 func firstLine(s string) string {

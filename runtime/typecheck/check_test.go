@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -58,6 +59,9 @@ func request(ws, src string) Request {
 // importable mirrors the runtime's rule closely enough for these tests
 // (internal/app passes runtime.ImportRefusal).
 func importable(rel string) string {
+	if !slices.Contains([]string{".ts", ".tsx", ".mts", ".js", ".mjs", ".jsx"}, path.Ext(rel)) {
+		return "refused"
+	}
 	for _, seg := range strings.Split(rel, "/") {
 		if strings.HasPrefix(seg, ".") || seg == "node_modules" || seg == "workspace" {
 			return "refused"
@@ -277,7 +281,7 @@ func TestCheckConfinesWhatTheCompilerReads(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "p.ts"), `import { secret } from "`+abs+`"; secret.foo;`)
 	writeFile(t, filepath.Join(dir, "tsconfig.json"), `{"compilerOptions":{"strict":true,"noEmit":true},"files":["p.ts"]}`)
-	out, _ := c.run(context.Background(), dir, filepath.Join(dir, "tsconfig.json"), DefaultTimeout)
+	out, _ := c.run(context.Background(), dir, filepath.Join(dir, "tsconfig.json"), DefaultTimeout, DefaultMemoryLimit)
 	if !strings.Contains(string(out), secret) {
 		t.Fatalf("the compiler does not show the secret, so this test proves nothing:\n%s", out)
 	}

@@ -225,7 +225,11 @@ func (e *explainer) aboutMissingModule(from, spec string) string {
 	default:
 		return ""
 	}
-	names := listModules(filepath.Join(e.ws, filepath.FromSlash(dir)))
+	abs := filepath.Join(e.ws, filepath.FromSlash(dir))
+	if real, err := filepath.EvalSymlinks(abs); err != nil || !isWithin(real, e.ws) {
+		return "" // a symbolic link out of the workspace: not listed
+	}
+	names := listModules(abs)
 	if len(names) == 0 {
 		if dir == "servers" {
 			return "servers/ is empty: run `mcpcode gen` to generate the tree"

@@ -9,10 +9,13 @@
 // does (implicit any, catch variables). Its diagnostics come back as data
 // that points at the program's own files and lines, with a hint naming the
 // declared type when that helps. The compiler is an external process: it
-// gets an empty environment but PATH, no standard input, a timeout, and
-// noEmit; its output is untrusted text. What it read is checked against
-// the files a program may import: a program that makes it read anything
-// else gets no diagnostics at all. Results are cached by content.
+// gets an empty environment but PATH, no standard input, a timeout, a
+// memory limit (on Linux) and noEmit, and at most four run at once; its
+// output is untrusted text, read up to a bound. What it read is checked
+// against the files a program may import: a program that makes it read
+// anything else, or look for a file outside the workspace, gets no
+// diagnostics at all, nor does a run that failed or did not list all it
+// read. Results are cached by content.
 package typecheck
 
 import (

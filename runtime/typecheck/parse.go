@@ -96,6 +96,52 @@ func (o *output) configErrors(ws, tmp, program string) {
 	o.diags = kept
 }
 
+// Diagnostics of something not found where a program named it.
+const (
+	codeCannotFindModuleDid = 2792 // Cannot find module 'x'. Did you mean to set the 'moduleResolution' option ...
+	codeFileNotFound        = 6053 // File '/abs/x.ts' not found.
+)
+
+var quoted = regexp.MustCompile(`'([^']*)'`)
+
+// lookedOutside reports whether d says that nothing was found where a
+// program may not look: a module named by an absolute path, or by a
+// relative one or one under servers/ or skills/ that leads out of the
+// workspace; a referenced file (named as resolved) outside the workspace
+// or that may not be imported. Where something is found there, the check
+// refuses the program (the compiler listed the file): that nothing is
+// there must not be told either.
+func (m mapper) lookedOutside(d rawDiag, importable func(rel string) string) bool {
+	if d.code != codeCannotFindModule && d.code != codeCannotFindModuleDid && d.code != codeFileNotFound {
+		return false
+	}
+	q := quoted.FindStringSubmatch(d.message)
+	if q == nil {
+		return false
+	}
+	name := q[1]
+	switch {
+	case path.IsAbs(name) || filepath.IsAbs(name) || filepath.VolumeName(name) != "":
+		if d.code != codeFileNotFound {
+			return true // the bundler takes no absolute path
+		}
+		rel, err := filepath.Rel(m.ws, filepath.Clean(name))
+		return err != nil || !filepath.IsLocal(rel) || importable != nil && importable(filepath.ToSlash(rel)) != ""
+	case strings.HasPrefix(name, "./") || strings.HasPrefix(name, "../") || name == "..":
+		// From the file as shown, in the workspace.
+		return leaves(path.Join(path.Dir(m.path(d.file)), name))
+	case strings.HasPrefix(name, "servers/") || strings.HasPrefix(name, "skills/"):
+		// From the workspace (the configuration's paths).
+		return leaves(path.Clean(name))
+	}
+	return false
+}
+
+// leaves reports whether a clean workspace-relative path leads out of it.
+func leaves(logical string) bool {
+	return logical == ".." || strings.HasPrefix(logical, "../") || path.IsAbs(logical)
+}
+
 // mapper turns the compiler's paths into the workspace's.
 type mapper struct {
 	ws, tmp string
@@ -138,7 +184,7 @@ func (m mapper) text(s string) string {
 	} else {
 		shownDir += "/"
 	}
-	if rel, err := filepath.Rel(m.ws, filepath.Dir(m.program)); err == nil && filepath.IsLocal(rel) {
+	if rel, err := filepath.Rel(m.ws, filepath.Dir(m.program)); err == nil && filepath.IsLocal(rel) && rel != "." {
 		s = strings.ReplaceAll(s, filepath.ToSlash(rel)+"/", shownDir)
 	}
 	s = strings.ReplaceAll(s, progDir+"/", shownDir)
