@@ -74,8 +74,10 @@ func ServeSession(ctx context.Context, ws *app.Workspace, opts SessionOptions) e
 		return errors.New("a session already runs for this workspace: see mcpcode session status")
 	}
 	defer release()
+	// mcp.json may have changed since ws read it: the first request reads
+	// it again (check), as no stamp is this one.
 	s := &sessionServer{ws: ws, log: log, opts: opts, started: time.Now(), binary: session.ExecutableID(),
-		config: ws.Config, configStamp: stampOf(ws.Config.Path)}
+		config: ws.Config, configStamp: "not read by the session yet"}
 	s.lastUsed.Store(s.started.UnixNano())
 	s.pool = ws.Pool(app.PoolOptions{ConnectTimeout: opts.ConnectTimeout})
 	defer s.pool.Close()
@@ -141,6 +143,9 @@ type sessionServer struct {
 	stale       string // why the session no longer serves ("" while it does)
 
 	raw rawResults // results on their way to runs (ToolCall)
+	// handlers of each run's connection: one requester for the pool
+	// (servers.WithClientHandlers), whatever number of calls it makes.
+	handlers map[*mcp.ServerSession]*app.ClientHandlers
 	// stopWith is the connection of the run that asked the session to stop.
 	stopWith *mcp.ServerSession
 }
@@ -154,6 +159,11 @@ func (s *sessionServer) serveConn(ctx context.Context, c net.Conn) {
 		return
 	}
 	defer s.raw.drop(ss)
+	defer func() {
+		s.mu.Lock()
+		delete(s.handlers, ss)
+		s.mu.Unlock()
+	}()
 	done := make(chan struct{})
 	go func() {
 		_ = ss.Wait()
@@ -168,6 +178,10 @@ func (s *sessionServer) serveConn(ctx context.Context, c net.Conn) {
 			s.stop() // the run that asked the session to stop has its answer
 		}
 	case <-ctx.Done():
+		// Closing the connection ends the run's requests in flight: a
+		// server that never answers cannot keep a stopping session alive
+		// (ss.Close alone waits for them).
+		c.Close()
 		_ = ss.Close()
 		<-done
 	}
@@ -265,7 +279,7 @@ func (s *sessionServer) status() session.Status {
 	s.mu.Lock()
 	cfg, restarted := s.config, append([]string(nil), s.restarted...)
 	s.mu.Unlock()
-	st := session.Status{Workspace: s.ws.Root, Config: cfg.Path, Pid: os.Getpid(), Binary: s.binary,
+	st := session.Status{Workspace: s.ws.Root, Config: cfg.Path, Entries: cfg.EntryDigests(), Pid: os.Getpid(), Binary: s.binary,
 		Started: s.started, LastUsed: time.Unix(0, s.lastUsed.Load()), IdleStop: session.Duration(s.opts.Idle),
 		Servers: []session.ServerStatus{}, Restarted: restarted}
 	for _, u := range s.pool.Upstreams() {
@@ -348,7 +362,7 @@ func (s *sessionServer) call(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if a.StructuredOnly {
 		ctx = mcptool.WithStructuredOnly(ctx)
 	}
-	ctx = app.WithClientHandlers(ctx, runHandlers(req.Session))
+	ctx = app.WithClientHandlers(ctx, s.runHandlers(req.Session))
 	res, err := s.pool.CallTool(ctx, a.Server, a.Tool, a.Arguments)
 	if err != nil {
 		return sessionFailure(err), nil
@@ -513,9 +527,28 @@ func (s *sessionServer) forwardNotices(ctx context.Context, ss *mcp.ServerSessio
 	}
 }
 
-// runHandlers forward an upstream server's questions during a call to the
-// run that made it, with the server's name and its form's field order.
-func runHandlers(ss *mcp.ServerSession) *app.ClientHandlers {
+// runHandlers are the handlers of a run's connection: they forward an
+// upstream server's questions during the run's calls to that run, with
+// the server's name and its form's field order. They are the same for
+// all of the run's calls: the pool tells requesters apart by them, to
+// send a server's questions and log messages to the run whose calls are
+// in flight, and to no run when calls of several are.
+func (s *sessionServer) runHandlers(ss *mcp.ServerSession) *app.ClientHandlers {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h := s.handlers[ss]; h != nil {
+		return h
+	}
+	if s.handlers == nil {
+		s.handlers = map[*mcp.ServerSession]*app.ClientHandlers{}
+	}
+	h := forwardTo(ss)
+	s.handlers[ss] = h
+	return h
+}
+
+// forwardTo are handlers forwarding to the run on ss.
+func forwardTo(ss *mcp.ServerSession) *app.ClientHandlers {
 	return &app.ClientHandlers{
 		Elicit: func(ctx context.Context, r *app.ElicitRequest) (*mcp.ElicitResult, error) {
 			p := *r.Params

@@ -104,6 +104,13 @@ type sessionFixture struct {
 
 func newSessionFixture(t *testing.T, idle time.Duration, names ...string) *sessionFixture {
 	t.Helper()
+	return newSessionFixtureWith(t, idle, nil, names...)
+}
+
+// newSessionFixtureWith is newSessionFixture with servers of the test's
+// own: custom[name], when set, makes the server of that name.
+func newSessionFixtureWith(t *testing.T, idle time.Duration, custom map[string]func() *mcp.Server, names ...string) *sessionFixture {
+	t.Helper()
 	if !session.Supported {
 		t.Skip("sessions need Linux")
 	}
@@ -116,6 +123,10 @@ func newSessionFixture(t *testing.T, idle time.Duration, names ...string) *sessi
 		f.starts[cfg.Name]++
 		f.mu.Unlock()
 		ct, st := mcp.NewInMemoryTransports()
+		if mk := custom[cfg.Name]; mk != nil {
+			go func() { _ = mk().Run(context.WithoutCancel(ctx), st) }()
+			return ct, nil
+		}
 		if cfg.Name == "raw" {
 			go func() { _ = rawUpstream().Serve(context.WithoutCancel(ctx), st) }()
 			return ct, nil

@@ -96,12 +96,25 @@ func (f *inflight) begin(ctx context.Context) func() {
 	}
 }
 
-// sinks returns the distinct notice sinks of the calls in flight.
+// sinks returns the distinct notice sinks of the calls in flight when
+// they all belong to one requester (the same handlers), and none when
+// calls of several requesters are: a log message is about the server's
+// session, not a call, so it could be about any of them (runs sharing a
+// workspace session's server, or serve's runs), and it stays in the
+// server's log, as a question is declined (route).
 func (f *inflight) sinks() []*mcptool.NoticeSink {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []*mcptool.NoticeSink
+	first := true
+	var h *ClientHandlers
 	for _, c := range f.calls {
+		switch {
+		case first:
+			h, first = c.h, false
+		case c.h != h:
+			return nil
+		}
 		if c.sink != nil && c.sink.Send != nil && !slices.Contains(out, c.sink) {
 			out = append(out, c.sink)
 		}

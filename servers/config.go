@@ -5,6 +5,8 @@ package servers
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -117,6 +119,59 @@ func (c *Config) Server(name string) (ServerConfig, bool) {
 		}
 	}
 	return ServerConfig{}, false
+}
+
+// EntryDigests identify each enabled server's entry as expanded (every
+// ${VAR} replaced, secrets included), by name: the same digest, the same
+// server started the same way. A workspace session reports its own, so
+// that a run whose environment expands mcp.json otherwise does not use the
+// session's servers (OtherEntries).
+func (c *Config) EntryDigests() map[string]string {
+	out := make(map[string]string, len(c.Servers))
+	for _, s := range c.Servers {
+		out[s.Name] = s.digest()
+	}
+	return out
+}
+
+// OtherEntries names, sorted, the servers for which digests (another
+// reading's EntryDigests) stand for another entry than c's, or for a
+// server c does not have, or lack one c has. A server whose entry c
+// cannot use (an unset ${VAR}: ServerConfig.Err) is not compared: its
+// reading in digests is the only usable one.
+func (c *Config) OtherEntries(digests map[string]string) []string {
+	var out []string
+	for _, s := range c.Servers {
+		if d, ok := digests[s.Name]; s.Err == nil && (!ok || d != s.digest()) {
+			out = append(out, s.Name)
+		}
+	}
+	for name := range digests {
+		if _, ok := c.Server(name); !ok {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// digest is a hash of the whole entry, the fields never printed included.
+func (s ServerConfig) digest() string {
+	full := struct {
+		ServerConfig
+		Env, Headers map[string]string
+		ClientSecret string
+		Err          string
+	}{ServerConfig: s, Env: s.Env, Headers: s.Headers}
+	if s.OAuth != nil {
+		full.ClientSecret = s.OAuth.ClientSecret
+	}
+	if s.Err != nil {
+		full.Err = s.Err.Error()
+	}
+	data, _ := json.Marshal(full)
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // Names returns the names of the enabled servers, sorted.

@@ -75,8 +75,9 @@ func (u *upstream) progress(p *mcp.ProgressNotificationParams) {
 }
 
 // logMessage takes a server's log message: it goes to the server's log,
-// and to each requester with a call in flight on the server (a log
-// message is about the session, not a call).
+// and to the requester with calls in flight on the server, unless calls
+// of several requesters are (a log message is about the session, not a
+// call: inflight.sinks).
 func (u *upstream) logMessage(p *mcp.LoggingMessageParams) {
 	data, err := json.Marshal(p.Data)
 	if err != nil {

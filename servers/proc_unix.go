@@ -9,9 +9,14 @@ import (
 )
 
 // setProcessGroup makes the command the leader of a new process group, so
-// that the whole group (npx and the node process it starts) can be stopped.
+// that the whole group (npx and the node process it starts) can be stopped,
+// and, where the system can, has it told to stop (SIGTERM) when this
+// process dies without stopping it (SIGKILL, a crash): the others of its
+// group see their stdin end then.
 func setProcessGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	a := &syscall.SysProcAttr{Setpgid: true}
+	setParentDeathSignal(a)
+	cmd.SysProcAttr = a
 }
 
 // signalGroup sends SIGTERM (or SIGKILL) to the command's process group.

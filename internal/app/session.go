@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -195,6 +196,13 @@ func (w *Workspace) runSession(ctx context.Context, req RunRequest) *servers.Ses
 	case s.Status.Binary != session.ExecutableID():
 		s.Close()
 		req.warn(fmt.Sprintf("the workspace session (process %d) runs another mcpcode binary (%s); this run starts the servers it calls itself: stop the session (mcpcode session stop) and start it again with this one", s.Status.Pid, s.Status.Binary))
+		return nil
+	}
+	if other := w.Config.OtherEntries(s.Status.Entries); len(other) > 0 {
+		// Its servers were started with other values: another account's
+		// token, another URL. A run is never served by them.
+		s.Close()
+		req.warn(fmt.Sprintf("the workspace session (process %d) started %s from other values than this run reads in mcp.json (a ${VAR} in it has another value in this run's environment than in the session's, or mcp.json changed meanwhile); this run starts the servers it calls itself: to use the session, run with the session's values, or stop it and start it again from this environment", s.Status.Pid, strings.Join(other, ", ")))
 		return nil
 	}
 	return s

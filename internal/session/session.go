@@ -117,7 +117,11 @@ type Status struct {
 	Workspace string `json:"workspace"`
 	// Config is the mcp.json it serves.
 	Config string `json:"config"`
-	Pid    int    `json:"pid"`
+	// Entries identify each server's entry as the session expanded it
+	// (servers.Config.EntryDigests): a run whose own reading differs does
+	// not use the session.
+	Entries map[string]string `json:"entries,omitempty"`
+	Pid     int               `json:"pid"`
 	// Binary identifies the mcpcode binary it runs (ExecutableID).
 	Binary  string    `json:"binary"`
 	Started time.Time `json:"started"`
@@ -184,6 +188,9 @@ func CheckDir(dir string) error {
 	if err != nil {
 		return err
 	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symbolic link, not a directory", dir)
+	}
 	if !fi.IsDir() {
 		return fmt.Errorf("%s is not a directory", dir)
 	}
@@ -197,7 +204,8 @@ func CheckDir(dir string) error {
 }
 
 // Prepare makes the session directory dir (0700) if it does not exist and
-// checks it.
+// checks it. One that fails the check was not made so by mcpcode: the
+// error says to remove it.
 func Prepare(dir string) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return err
@@ -205,5 +213,8 @@ func Prepare(dir string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return err
 	}
-	return CheckDir(dir)
+	if err := CheckDir(dir); err != nil {
+		return fmt.Errorf("%w: remove it and start the session again (it is made anew, 0700; if you did not make it so, another user may have, to reach your runs)", err)
+	}
+	return nil
 }

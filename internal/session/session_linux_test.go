@@ -33,6 +33,10 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if path := os.Getenv("SESSION_PLANT"); path != "" {
+		plantSocket(path)
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 
@@ -62,7 +66,7 @@ func TestDirIsChecked(t *testing.T) {
 	}
 	for _, tc := range []struct{ dir, want string }{
 		{open, "open to other users"},
-		{link, "not a directory"},
+		{link, "symbolic link"},
 		{file, "not a directory"},
 	} {
 		if err := CheckDir(tc.dir); err == nil || !strings.Contains(err.Error(), tc.want) {
