@@ -12,12 +12,11 @@ import (
 // program's data.
 const heapSlack = 32 << 20
 
-// hugeHeapBytes is the heap a worker kept warm reserves before its warm-up
-// and has backed by huge pages when a large result comes
-// (internal/hugeheap): room for its values (a 10,000-row table builds
-// about 17 MB of them) and the garbage made on the way. A variable only so
-// that a benchmark's worker can do without (BenchmarkRun10kRowsWorkerStructured,
-// which shows what it gains).
+// hugeHeapBytes is the heap a worker reserves and has backed by huge pages
+// when a large result comes (internal/hugeheap): room for its values (a
+// 10,000-row table builds about 17 MB of them) and the garbage made on the
+// way. A variable only so that a benchmark's worker can do without
+// (BenchmarkRun10kRowsWorkerStructured, which shows what it gains).
 var hugeHeapBytes = 64 << 20
 
 // gcPercent is the GOGC of a process that serves one run and exits (a
@@ -41,7 +40,7 @@ func limitRuntime(l runtime.Limits) {
 	debug.SetMemoryLimit(l.Memory + heapSlack)
 	OneRunProcess()
 	// A large result's values, when one comes (wireReader.next), on huge
-	// pages (Serve reserved the room), unless the limit is too tight.
-	hugeheap.Limit(l.Memory)
+	// pages, unless the limit is too tight.
+	hugeheap.Setup(hugeHeapBytes, l.Memory)
 	regexptimeout.Set(l.Timeout)
 }

@@ -21,7 +21,8 @@ import (
 // the fixture's skill policy. Modes: "env" first checks that the
 // environment is empty; "noskills" serves without a skill policy; "crash"
 // dies the way a broken worker would; "no-huge-heap" reserves no room for
-// huge pages; "hang" never answers; "flood" sends
+// huge pages; "no-bundler-prep" does not prepare the bundler while it
+// waits (startup.go); "hang" never answers; "flood" sends
 // one huge message; "rogue" ignores its job, relays more tool calls than its
 // limit and reports a made-up result with an oversized error; "claim"
 // ignores its job and relays calls claiming skills' write grants.
@@ -81,6 +82,8 @@ func testWorkerMain(args []string) int {
 		opts = ServeOptions{}
 	case "no-huge-heap":
 		hugeHeapBytes = 0
+	case "no-bundler-prep":
+		prepareBundler = false
 	case "crash":
 		fmt.Fprintln(os.Stderr, "worker: something broke\npanic: test crash")
 		return 2

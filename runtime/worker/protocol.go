@@ -167,7 +167,7 @@ func (r *wireReader) next() (*wireMessage, error) {
 			return nil, errors.New("decoding a message: a result of negative size")
 		}
 		if raw.Content+max(raw.Structured, 0) >= hugeheap.LargeBytes {
-			hugeheap.Large() // its values on huge pages (Serve reserved the room)
+			hugeheap.Large() // its values on huge pages
 		}
 		res := &mcptool.Result{IsError: raw.IsError}
 		if raw.Content > 0 {

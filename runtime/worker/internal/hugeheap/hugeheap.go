@@ -7,21 +7,26 @@
 // MADV_HUGEPAGE: 4-6 ms). A 5 MB tool result read off a pipe and the 17 MB
 // of JS values built from it are thousands of faults. The Go runtime maps
 // heap memory as the heap grows, and a fresh mapping does not keep advice
-// given to the address space reserved for it; so the heap is first made to
-// map the room (Reserve: one allocation, collected at once), and the
-// mappings that hold it are advised when a large input comes (Large).
+// given to the address space reserved for it; so when a large input comes
+// (Large), the heap is first made to map room for it (one allocation, never
+// touched, collected at once) and the mappings that hold the room are
+// advised; the input's values are then allocated there.
 //
-// Nothing is touched, on either step: Reserve must run while the heap is
-// fresh, as the process starts, because an allocation that reuses memory
-// the heap has used before is zeroed by the Go runtime, page by page (a
-// worker that had warmed up paid 40 ms of faults for it on every large
-// result). Large only reads /proc/self/maps and calls madvise. The
-// resident size grows only as the heap is used, in steps of 2 MiB, which is
-// why only processes that end soon should reserve: a long-lived process
-// would keep the larger pages. And the reservation sets off the process's
-// first garbage collection early, about 5 ms of a fresh process's CPU: so
-// a worker reserves only while it waits for its job (a worker the pool
-// keeps warm), never one started for a job already on its way.
+// Nothing is touched: the room must come from memory the heap never used,
+// because an allocation that reuses memory the heap has used before is
+// zeroed by the Go runtime, page by page. In a process that has done little
+// before its input comes (a worker that has bundled a program) the heap is
+// a few megabytes, and an allocation of the room is taken from fresh
+// memory. Large only allocates, collects, reads /proc/self/maps and calls
+// madvise. The resident size grows only as the heap is used, in steps of
+// 2 MiB, which is why only processes that end soon should use it: a
+// long-lived process would keep the larger pages.
+//
+// The room used to be reserved as a worker started, while it waited for
+// its job; the collection that frees it cost every worker about 9 ms of
+// CPU, far more than a small job takes. Now only a process that gets a
+// large input pays it (about a millisecond there, against tens of
+// milliseconds of page faults saved).
 //
 // Under THP "never" nothing changes, under "always" the advice is given
 // already; on systems other than Linux, and under the race detector (whose
@@ -40,58 +45,29 @@ import (
 const LargeBytes = 1 << 20
 
 var state struct {
-	once sync.Once
-	// room is what Reserve reserved (0: nothing); limit the memory limit
+	// room is the heap Large reserves (0: none); limit the memory limit
 	// the heap must stay far below (0: none).
 	room, limit atomic.Int64
-	// at is an address in the reserved room, or 0.
-	at      atomic.Uintptr
-	advised sync.Once
-	// freeing is done once the reserved room is free heap again.
-	freeing sync.WaitGroup
+	once        sync.Once
 }
 
-// Reserve makes the heap map room bytes now, without touching them, so that
-// Large can advise them later. Call it first thing in a short-lived process
-// that may read a large input (see the package comment). The room is
-// allocated at once and collected by a garbage collection in the
-// background (Settle waits for it). Only the first call does anything.
-func Reserve(room int) {
-	if raceEnabled || !supported || room <= 0 {
-		return
-	}
-	state.once.Do(func() {
-		at := reserve(room)
-		if at == 0 {
-			return
-		}
-		state.at.Store(at)
-		state.room.Store(int64(room))
-		state.freeing.Add(1)
-		go func() {
-			defer state.freeing.Done()
-			runtime.GC()
-		}()
-	})
+// Setup says how much room Large reserves (0: none) and the memory limit
+// the heap must stay far below (0: none): nothing is done when the limit
+// is under four times the room, or when the heap is already above half of
+// it less the room.
+func Setup(room int, memoryLimit int64) {
+	state.room.Store(int64(room))
+	state.limit.Store(memoryLimit)
 }
-
-// Settle waits until the room Reserve allocated is free heap again, so that
-// a caller that measures the heap (a memory watchdog) does not count it. It
-// returns at once when nothing was reserved.
-func Settle() { state.freeing.Wait() }
-
-// Limit sets a memory limit the heap must stay far below for Large to
-// advise: nothing is done when the limit is under four times the room, or
-// when the heap is already above half of it less the room.
-func Limit(memoryLimit int64) { state.limit.Store(memoryLimit) }
 
 // Large says that an input of LargeBytes or more is about to be read: the
-// first call in a process that reserved room advises the mappings that hold
-// it (see the package comment). It touches no memory. Other calls do
-// nothing.
+// first call in a process set up with room reserves it (an allocation that
+// touches no memory, collected at once) and advises the mappings that hold
+// it, so that the input's values are allocated on huge pages (see the
+// package comment). Other calls do nothing.
 func Large() {
 	room := state.room.Load()
-	if room == 0 {
+	if raceEnabled || !supported || room <= 0 {
 		return
 	}
 	if limit := state.limit.Load(); limit > 0 {
@@ -104,5 +80,14 @@ func Large() {
 			return
 		}
 	}
-	state.advised.Do(func() { advise(state.at.Load(), uintptr(room)) })
+	state.once.Do(func() {
+		at := reserve(int(room))
+		if at == 0 {
+			return
+		}
+		// The room is garbage already (reserve keeps no reference): free
+		// it, so that the input's values are allocated there.
+		runtime.GC()
+		advise(at, uintptr(room))
+	})
 }

@@ -13,36 +13,8 @@ import (
 	"unsafe"
 )
 
-// testRoom is what the test binary reserves, first thing in TestMain
-// (Reserve wants a fresh heap); reserveFaults counts the page faults that
-// took.
+// testRoom is the room the tests reserve.
 const testRoom = 64 << 20
-
-var (
-	reserveFaults int64
-	settledHeap   uint64 // heap objects once Settle returned
-)
-
-func TestMain(m *testing.M) {
-	before := minorFaults()
-	Reserve(testRoom)
-	Settle()
-	reserveFaults = minorFaults() - before
-	settledHeap = heapObjects()
-	os.Exit(m.Run())
-}
-
-// TestSettle: once Settle has returned, the room Reserve allocated is free
-// heap again (a memory watchdog reading the heap would count it
-// otherwise).
-func TestSettle(t *testing.T) {
-	if raceEnabled {
-		t.Skip("not done under the race detector")
-	}
-	if settledHeap >= testRoom {
-		t.Errorf("heap objects after Settle: %d bytes, want less than the room (%d)", settledHeap, testRoom)
-	}
-}
 
 func heapObjects() uint64 {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
@@ -50,34 +22,45 @@ func heapObjects() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// TestLarge: once Large is called in a process that reserved room, heap
+// TestLarge: once Large is called in a process set up with room, heap
 // allocated afterwards lies in a mapping advised to use huge pages
-// (VmFlags "hg"); not before, and not for a memory limit too small. Neither
-// Reserve nor Large touches the room. Once Reserve has allocated and freed
-// the room, the Go runtime zeroes it when it is allocated again, page by
-// page: an allocation of the room in Large would take 16,384 page faults.
+// (VmFlags "hg"); not before, not without room, and not for a memory limit
+// too small. Large touches not the room: once the heap has allocated and
+// freed it, the Go runtime zeroes it when it is allocated again, page by
+// page, which would take 16,384 page faults. The room is free heap again
+// when Large returns (a memory watchdog reading the heap would count it
+// otherwise).
 func TestLarge(t *testing.T) {
 	if raceEnabled {
 		t.Skip("not done under the race detector")
 	}
 	const most = testRoom / 4096 / 16 // a sixteenth of a fault per page
-	if reserveFaults > most {
-		t.Errorf("Reserve took %d page faults, want at most %d", reserveFaults, most)
-	}
 	if b := make([]byte, 8<<20); strings.Contains(vmFlags(t, uintptr(unsafe.Pointer(&b[0]))), " hg ") {
 		t.Skip("the heap is advised already (THP set up by someone else)")
 	}
-	Limit(128 << 20) // under four times the room: not allowed
-	Large()
-	if b := make([]byte, 8<<20); strings.Contains(vmFlags(t, uintptr(unsafe.Pointer(&b[0]))), " hg ") {
-		t.Error("advised although the memory limit is too small")
+	for _, tt := range []struct {
+		name  string
+		room  int
+		limit int64
+	}{
+		{"no room", 0, 1 << 30},
+		{"a limit under four times the room", testRoom, 128 << 20},
+	} {
+		Setup(tt.room, tt.limit)
+		Large()
+		if b := make([]byte, 8<<20); strings.Contains(vmFlags(t, uintptr(unsafe.Pointer(&b[0]))), " hg ") {
+			t.Errorf("%s: advised", tt.name)
+		}
 	}
 
-	Limit(1 << 30)
+	Setup(testRoom, 1<<30)
 	before := minorFaults()
 	Large()
 	if n := minorFaults() - before; n > most {
 		t.Errorf("Large took %d page faults, want at most %d", n, most)
+	}
+	if h := heapObjects(); h >= testRoom {
+		t.Errorf("heap objects after Large: %d bytes, want less than the room (%d)", h, testRoom)
 	}
 	b := make([]byte, 8<<20)
 	if flags := vmFlags(t, uintptr(unsafe.Pointer(&b[0]))); !strings.Contains(flags, " hg ") {
