@@ -3,10 +3,11 @@ package typecheck
 import (
 	"path"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpcode/mcpcode/internal/lazyregexp"
 )
 
 // codeCannotFindModule is TS2307, "Cannot find module 'x' or its
@@ -36,8 +37,8 @@ type output struct {
 }
 
 var (
-	diagLine   = regexp.MustCompile(`^(.+)\((\d+),(\d+)\): error TS(\d+): (.*)$`)
-	globalLine = regexp.MustCompile(`^error TS(\d+): (.*)$`)
+	diagLine   = lazyregexp.New(`^(.+)\((\d+),(\d+)\): error TS(\d+): (.*)$`)
+	globalLine = lazyregexp.New(`^error TS(\d+): (.*)$`)
 )
 
 // parseOutput parses the compiler's output. Every line is a diagnostic, a
