@@ -83,14 +83,20 @@ export default rows.filter((r) => r.ok).map((r) => r.id);`
 // waiting (prepared while the previous job runs); "spaced" leaves the
 // waiting worker time to prepare (as an agent's runs are spaced), which
 // is not timed; "one-shot" starts each job's worker for it (mcpcode run).
+// The variants leave out one trick of startup.go each: "no-bundler-prep"
+// the bundler's preparation, "no-start-env" startEnv.
 // The worker is the test binary, smaller than mcpcode: `go run
 // ./testdata/bench/serveload cpu` measures the real thing.
 func BenchmarkWorkerCPU(b *testing.B) {
-	for _, mode := range []string{"back-to-back", "spaced", "one-shot", "back-to-back/no-bundler-prep", "spaced/no-bundler-prep"} {
+	for _, mode := range []string{"back-to-back", "spaced", "one-shot", "back-to-back/no-bundler-prep", "spaced/no-bundler-prep", "back-to-back/no-start-env"} {
 		b.Run(mode, func(b *testing.B) {
 			var args []string
 			if m, variant, ok := strings.Cut(mode, "/"); ok {
 				mode, args = m, []string{variant}
+				if variant == "no-start-env" {
+					passGOMAXPROCS, args = false, nil
+					defer func() { passGOMAXPROCS = true }()
+				}
 			}
 			ws := newWorkspace(b, nil)
 			src := source(ws, smallProgram)
