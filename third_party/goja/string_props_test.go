@@ -1,0 +1,75 @@
+package goja
+
+// Tests of property reads on primitive strings without the wrapper
+// (patch 5, string_props.go).
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+)
+
+// TestStringPropsSemantics: what a primitive string's properties read as,
+// through every path the patch takes (named property, "length", index) and
+// those it leaves to the wrapper (indices past the end, non-integer keys).
+func TestStringPropsSemantics(t *testing.T) {
+	testScript(`
+		const out = [];
+		const s = "abc", u = "é😀", long = "x".repeat(200) + "y";
+		let built = ""; for (let i = 0; i < 300; i++) built += "ab";
+		out.push(s.length, "".length, u.length, long.length, built.length, built[599], built.slice(-3));
+		out.push(s[0], s[2], s[3], s[-1], s["1"], s[1.5], u[1] === "\ud83d", u[2] === "\ude00");
+		out.push(s.toUpperCase(), s.padStart(5, "-"), s.constructor === String, s.hasOwnProperty("length"), s.hasOwnProperty("toString"));
+		String.prototype.extra = 1;
+		String.prototype[5] = "five";
+		out.push(s.extra, s[5], s["5"], s.nope);
+		Object.defineProperty(String.prototype, "strictThis", { get() { "use strict"; return typeof this; }, configurable: true });
+		Object.defineProperty(String.prototype, "sloppyThis", { get() { return typeof this; }, configurable: true });
+		out.push(s.strictThis, s.sloppyThis);
+		let missing = "";
+		try { s.nope(); } catch (e) { missing = e instanceof TypeError; }
+		let assigned = "";
+		try { (function () { "use strict"; s.length = 1; })(); } catch (e) { assigned = e instanceof TypeError; }
+		out.push(missing, assigned, s.length);
+		const saved = Object.getPrototypeOf(String.prototype);
+		Object.setPrototypeOf(String.prototype, new Proxy({}, { get(t, k, r) { return "proxied " + String(k) + " " + typeof r; } }));
+		out.push(s.zzz, s[7]);
+		Object.setPrototypeOf(String.prototype, saved);
+		delete String.prototype.extra; delete String.prototype[5];
+		out.push(s.extra, s[5]);
+		out.join("|");
+	`, asciiString("3|0|3|201|600|b|bab|a|c|||b||true|true|ABC|--abc|true|true|false|1|five|five||string|object|true|true|3|proxied zzz string|proxied 7 string||"), t)
+}
+
+// TestStringPropsAllocateNoWrapper: reading a primitive string's length,
+// a method, calling a method and reading a character by index allocate no
+// more than the same reads on a String object (upstream boxes the string
+// into the wrapper singleton at each read: 16 bytes more each time).
+func TestStringPropsAllocateNoWrapper(t *testing.T) {
+	const n = 200000
+	for _, tt := range []struct{ name, primitive, object string }{
+		{"length", "x = s.length", "x = o.length"},
+		{"a method", "x = s.padStart", "x = o.padStart"},
+		{"a method call", "x = s.padStart(1)", "x = o.padStart(1)"},
+		{"an index", "x = s[i & 7]", "x = o[i & 7]"},
+	} {
+		perIter := func(body string) float64 {
+			vm := New()
+			if _, err := vm.RunString(`var s = "abcdefgh", o = new String(s), x;`); err != nil {
+				t.Fatal(err)
+			}
+			prg := MustCompile("loop", fmt.Sprintf("for (let i = 0; i < %d; i++) { %s; }", n, body), false)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			if _, err := vm.RunProgram(prg); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&after)
+			return float64(after.TotalAlloc-before.TotalAlloc) / n
+		}
+		p, o := perIter(tt.primitive), perIter(tt.object)
+		if p > o+8 {
+			t.Errorf("%s: %.1f bytes per read of a primitive string, %.1f of a String object", tt.name, p, o)
+		}
+	}
+}
