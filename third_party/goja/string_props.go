@@ -29,3 +29,15 @@ func (r *Runtime) primitiveStringProp(s String, name unistring.String) (Value, b
 	}
 	return r.getStringPrototype().self.getStr(name, s), true
 }
+
+// thisString is ToString of a String.prototype method's this value (which
+// checkObjectCoercible has checked): a primitive string is returned as the
+// interface value it already is. Upstream's call.This.toString() boxed an
+// ASCII or UTF-16 string again, an allocation at every call of a string
+// method; a Symbol still throws, as ToString does.
+func thisString(this Value) String {
+	if s, ok := this.(String); ok {
+		return s
+	}
+	return this.toString()
+}

@@ -11,7 +11,8 @@ import (
 
 // TestStringPropsSemantics: what a primitive string's properties read as,
 // through every path the patch takes (named property, "length", index) and
-// those it leaves to the wrapper (indices past the end, non-integer keys).
+// those it leaves to the wrapper (indices past the end, non-integer keys);
+// string methods called on other values convert them (a Symbol throws).
 func TestStringPropsSemantics(t *testing.T) {
 	testScript(`
 		const out = [];
@@ -30,7 +31,9 @@ func TestStringPropsSemantics(t *testing.T) {
 		try { s.nope(); } catch (e) { missing = e instanceof TypeError; }
 		let assigned = "";
 		try { (function () { "use strict"; s.length = 1; })(); } catch (e) { assigned = e instanceof TypeError; }
-		out.push(missing, assigned, s.length);
+		let symbolThis = "";
+		try { String.prototype.padStart.call(Symbol("q"), 3); } catch (e) { symbolThis = e instanceof TypeError; }
+		out.push(missing, assigned, s.length, symbolThis, String.prototype.padStart.call(42, 4, "0"), String.prototype.trim.call(new String(" w ")));
 		const saved = Object.getPrototypeOf(String.prototype);
 		Object.setPrototypeOf(String.prototype, new Proxy({}, { get(t, k, r) { return "proxied " + String(k) + " " + typeof r; } }));
 		out.push(s.zzz, s[7]);
@@ -38,20 +41,23 @@ func TestStringPropsSemantics(t *testing.T) {
 		delete String.prototype.extra; delete String.prototype[5];
 		out.push(s.extra, s[5]);
 		out.join("|");
-	`, asciiString("3|0|3|201|600|b|bab|a|c|||b||true|true|ABC|--abc|true|true|false|1|five|five||string|object|true|true|3|proxied zzz string|proxied 7 string||"), t)
+	`, asciiString("3|0|3|201|600|b|bab|a|c|||b||true|true|ABC|--abc|true|true|false|1|five|five||string|object|true|true|3|true|0042|w|proxied zzz string|proxied 7 string||"), t)
 }
 
 // TestStringPropsAllocateNoWrapper: reading a primitive string's length,
 // a method, calling a method and reading a character by index allocate no
 // more than the same reads on a String object (upstream boxes the string
-// into the wrapper singleton at each read: 16 bytes more each time).
+// into the wrapper singleton at each read: 16 bytes more each time), and a
+// string method does not box its this again (thisString).
 func TestStringPropsAllocateNoWrapper(t *testing.T) {
 	const n = 200000
-	for _, tt := range []struct{ name, primitive, object string }{
+	for _, tt := range []struct{ name, primitive, reference string }{
 		{"length", "x = s.length", "x = o.length"},
 		{"a method", "x = s.padStart", "x = o.padStart"},
 		{"a method call", "x = s.padStart(1)", "x = o.padStart(1)"},
 		{"an index", "x = s[i & 7]", "x = o[i & 7]"},
+		// A method that returns its this: nothing more than reading length.
+		{"a method's this", "x = s.padStart(1)", "x = s.length"},
 	} {
 		perIter := func(body string) float64 {
 			vm := New()
@@ -67,9 +73,9 @@ func TestStringPropsAllocateNoWrapper(t *testing.T) {
 			runtime.ReadMemStats(&after)
 			return float64(after.TotalAlloc-before.TotalAlloc) / n
 		}
-		p, o := perIter(tt.primitive), perIter(tt.object)
-		if p > o+8 {
-			t.Errorf("%s: %.1f bytes per read of a primitive string, %.1f of a String object", tt.name, p, o)
+		p, r := perIter(tt.primitive), perIter(tt.reference)
+		if p > r+8 {
+			t.Errorf("%s: %q allocates %.1f bytes an iteration, %q %.1f", tt.name, tt.primitive, p, tt.reference, r)
 		}
 	}
 }
