@@ -31,10 +31,12 @@ func (r *Runtime) primitiveStringProp(s String, name unistring.String) (Value, b
 }
 
 // thisString is ToString of a String.prototype method's this value (which
-// checkObjectCoercible has checked): a primitive string is returned as the
-// interface value it already is. Upstream's call.This.toString() boxed an
-// ASCII or UTF-16 string again, an allocation at every call of a string
-// method; a Symbol still throws, as ToString does.
+// checkObjectCoercible has checked) and of a template literal's
+// substitution (_toString): a primitive string is returned as the
+// interface value it already is. Upstream's v.toString() boxed an ASCII or
+// UTF-16 string again, an allocation at every call of a string method and
+// at every string in a template literal; a Symbol still throws, as
+// ToString does.
 func thisString(this Value) String {
 	if s, ok := this.(String); ok {
 		return s

@@ -44,6 +44,14 @@ func TestStringPropsSemantics(t *testing.T) {
 	`, asciiString("3|0|3|201|600|b|bab|a|c|||b||true|true|ABC|--abc|true|true|false|1|five|five||string|object|true|true|3|true|0042|w|proxied zzz string|proxied 7 string||"), t)
 }
 
+// TestTemplateSubstitutions: a template literal converts what it
+// substitutes as ToString does (thisString in _toString).
+func TestTemplateSubstitutions(t *testing.T) {
+	testScript("let threw = false; try { `${Symbol(\"t\")}`; } catch (e) { threw = e instanceof TypeError; }"+
+		"const s = \"abc\", u = \"é\"; `${s}${u}${1}${null}${undefined}${{ toString() { return \"o\"; } }}${new String(\"w\")}|${threw}`",
+		newStringValue("abcé1nullundefinedow|true"), t)
+}
+
 // TestStringPropsAllocateNoWrapper: reading a primitive string's length,
 // a method, calling a method and reading a character by index allocate no
 // more than the same reads on a String object (upstream boxes the string
@@ -56,8 +64,11 @@ func TestStringPropsAllocateNoWrapper(t *testing.T) {
 		{"a method", "x = s.padStart", "x = o.padStart"},
 		{"a method call", "x = s.padStart(1)", "x = o.padStart(1)"},
 		{"an index", "x = s[i & 7]", "x = o[i & 7]"},
-		// A method that returns its this: nothing more than reading length.
+		// A method that returns its this: nothing more than reading
+		// length; a template literal: nothing more than the same
+		// concatenation with +.
 		{"a method's this", "x = s.padStart(1)", "x = s.length"},
+		{"a template literal", "x = `a${s}`", "x = 'a' + s"},
 	} {
 		perIter := func(body string) float64 {
 			vm := New()

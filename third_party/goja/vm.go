@@ -1840,7 +1840,7 @@ type _toString struct{}
 
 func (_toString) exec(vm *vm) {
 	p := vm.sp - 1
-	vm.stack[p] = vm.stack[p].toString()
+	vm.stack[p] = thisString(vm.stack[p]) // mcpcode patch 5: a string is not boxed again
 	vm.pc++
 }
 
