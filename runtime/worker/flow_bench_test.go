@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/mcpcode/mcpcode/internal/mcptool"
@@ -47,23 +47,11 @@ func (c sheetCaller) CallTool(context.Context, string, string, json.RawMessage) 
 // BenchmarkRun10kRowsWorkerStructured is the worker's side of the
 // article's flow as the demo server answers it: a 10,000-row getSheet
 // result with structured content and its text copy (5.5 MB), relayed from
-// this process to a warm worker (the text copy left out: the program uses
-// the structured content), built into JS values there, filtered, five
-// rows returned. "no-huge-heap" is the same with workers that reserve no
-// room for huge pages (internal/hugeheap): the difference is its gain.
+// this process to a waiting worker (the text copy left out: the program
+// uses the structured content), built into JS values there, filtered, five
+// rows returned. cpu-ms/run and faults/run are the worker's CPU and minor
+// page faults.
 func BenchmarkRun10kRowsWorkerStructured(b *testing.B) {
-	for _, mode := range []string{"huge-heap", "no-huge-heap"} {
-		b.Run(mode, func(b *testing.B) {
-			var args []string
-			if mode == "no-huge-heap" {
-				args = []string{mode}
-			}
-			bench10kRowsWorker(b, testWorkerCommand(args...))
-		})
-	}
-}
-
-func bench10kRowsWorker(b *testing.B, command func() *exec.Cmd) {
 	ws := newWorkspace(b, nil)
 	p := bundleSource(b, ws, `import { getSheet } from "servers/google-drive/getSheet";
 const sheet = await getSheet({ sheetId: "orders" });
@@ -71,11 +59,14 @@ const pending = sheet.rows.filter((r) => r.Status === "pending");
 console.log(pending.length + " pending of " + sheet.rows.length);
 export default pending.slice(0, 5);`)
 	res := sheetResult(10000)
-	pool := NewPool(Options{Command: command, Warm: 1})
-	defer pool.Close()
+	pool := NewPool(Options{Command: testWorkerCommand(), Warm: 1})
 	opts := runtime.RunOptions{Workspace: ws, Caller: sheetCaller{res}}
 	b.SetBytes(int64(len(res.Content) + len(res.StructuredContent)))
 	b.ReportAllocs()
+	waitIdleB(b, pool)
+	var before, after syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &before)
+	runs := 0
 	for b.Loop() {
 		b.StopTimer()
 		waitIdleB(b, pool)
@@ -84,5 +75,12 @@ export default pending.slice(0, 5);`)
 		if !res.OK || res.Logs[0].Text != "2500 pending of 10000" {
 			b.Fatalf("%+v %v", res.Error, res.Logs)
 		}
+		runs++
 	}
+	pool.Close() // waits for every worker: their CPU and faults are counted
+	waitReaped(b)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &after)
+	cpu := (after.Utime.Nano() + after.Stime.Nano()) - (before.Utime.Nano() + before.Stime.Nano())
+	b.ReportMetric(float64(cpu)/1e6/float64(runs), "cpu-ms/run")
+	b.ReportMetric(float64(after.Minflt-before.Minflt)/float64(runs), "faults/run")
 }

@@ -7,9 +7,8 @@ import (
 	"github.com/mcpcode/mcpcode/runtime"
 )
 
-// TestLargeResultInWorker: a result of several megabytes (the size that
-// has the worker advise huge pages for its values) reaches the program
-// whole.
+// TestLargeResultInWorker: a result of several megabytes reaches the
+// program whole.
 func TestLargeResultInWorker(t *testing.T) {
 	t.Parallel()
 	ws := newWorkspace(t, nil)

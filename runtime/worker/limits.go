@@ -5,19 +5,11 @@ import (
 
 	"github.com/mcpcode/mcpcode/runtime"
 	"github.com/mcpcode/mcpcode/runtime/internal/regexptimeout"
-	"github.com/mcpcode/mcpcode/runtime/worker/internal/hugeheap"
 )
 
 // heapSlack is what the Go runtime, esbuild and goja need besides the
 // program's data.
 const heapSlack = 32 << 20
-
-// hugeHeapBytes is the heap a worker reserves and has backed by huge pages
-// when a large result comes (internal/hugeheap): room for its values (a
-// 10,000-row table builds about 17 MB of them) and the garbage made on the
-// way. A variable only so that a benchmark's worker can do without
-// (BenchmarkRun10kRowsWorkerStructured, which shows what it gains).
-var hugeHeapBytes = 64 << 20
 
 // gcPercent is the GOGC of a process that serves one run and exits (a
 // worker, and the CLI's run that started it): it collects a quarter as
@@ -39,8 +31,5 @@ func OneRunProcess() { debug.SetGCPercent(gcPercent) }
 func limitRuntime(l runtime.Limits) {
 	debug.SetMemoryLimit(l.Memory + heapSlack)
 	OneRunProcess()
-	// A large result's values, when one comes (wireReader.next), on huge
-	// pages, unless the limit is too tight.
-	hugeheap.Setup(hugeHeapBytes, l.Memory)
 	regexptimeout.Set(l.Timeout)
 }

@@ -20,11 +20,10 @@ import (
 // The test binary doubles as the worker: `<test binary> mcpcode-test-worker
 // [mode]` serves one job on stdin/stdout, as `mcpcode __worker` does, with
 // the fixture's skill policy. Modes: "env" first checks that the
-// environment holds only what startEnv adds; "noskills" serves without a skill policy; "crash"
-// dies the way a broken worker would; "no-huge-heap" reserves no room for
-// huge pages; "no-bundler-prep" does not prepare the bundler while it
-// waits (startup.go); "hang" never answers; "flood" sends
-// one huge message; "rogue" ignores its job, relays more tool calls than its
+// environment holds only what startEnv adds; "noskills" serves without a
+// skill policy; "crash" dies the way a broken worker would;
+// "no-bundler-prep" does not prepare the bundler while it waits
+// (startup.go); "hang" never answers; "flood" sends one huge message; "rogue" ignores its job, relays more tool calls than its
 // limit and reports a made-up result with an oversized error; "claim"
 // ignores its job and relays calls claiming skills' write grants.
 const workerArg = "mcpcode-test-worker"
@@ -82,8 +81,6 @@ func testWorkerMain(args []string) int {
 		}
 	case "noskills":
 		opts = ServeOptions{}
-	case "no-huge-heap":
-		hugeHeapBytes = 0
 	case "no-bundler-prep":
 		prepareBundler = false
 	case "crash":

@@ -10,7 +10,6 @@ import (
 
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"github.com/mcpcode/mcpcode/runtime"
-	"github.com/mcpcode/mcpcode/runtime/worker/internal/hugeheap"
 )
 
 // The parent and a worker process speak newline-delimited JSON over the
@@ -165,9 +164,6 @@ func (r *wireReader) next() (*wireMessage, error) {
 	if raw := m.RawResult; raw != nil {
 		if raw.Content < 0 || raw.Structured < -1 {
 			return nil, errors.New("decoding a message: a result of negative size")
-		}
-		if raw.Content+max(raw.Structured, 0) >= hugeheap.LargeBytes {
-			hugeheap.Large() // its values on huge pages
 		}
 		res := &mcptool.Result{IsError: raw.IsError}
 		if raw.Content > 0 {

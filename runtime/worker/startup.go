@@ -29,10 +29,17 @@ import (
 //
 // Tried and removed: a waiting worker used to warm itself up by bundling
 // and running a tiny program twice, collect its garbage and reserve heap
-// for huge pages (hugeheap), which took 1-3 ms off a job's latency for
-// about 30 ms of CPU thrown away per run: 44 ms of CPU per execute of
-// serve against 16.6 ms without (testdata/bench/serveload cpu). The huge
-// page room is now reserved only when a large result comes.
+// for huge pages, which took 1-3 ms off a job's latency for about 30 ms of
+// CPU thrown away per run: 44 ms of CPU per execute of serve against
+// 16.6 ms without (testdata/bench/serveload cpu). The huge pages
+// (internal/hugeheap, for the values of a large result) went with it: they
+// saved the page faults of heap the warm-up had used and freed; a worker's
+// heap is fresh now, and reserving the room when a large result comes
+// made more faults, not fewer (BenchmarkRun10kRowsWorkerStructured: about
+// 6,700 faults and 80-107 ms of CPU a run without it, 5,800-15,000 and
+// 110-169 ms with it). Tried, no gain measured: GOMAXPROCS=1 in workers
+// (slower, no less CPU), growing the main goroutine's stack at once,
+// MADV_HUGEPAGE on the heap as a worker starts (about 1 ms more).
 
 // prepare makes, while a worker waits for its job, what every job uses,
 // once per process whatever the job is: its VM (runtime.Prewarm, built on
