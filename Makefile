@@ -12,10 +12,11 @@ test: npm vet test-goja
 
 # goja, the JavaScript engine, is vendored with our patches as its own module
 # (third_party/goja, see its PATCHES.md): ./... above does not reach it. Its
-# tests run twice, the second time with every concatenation in a buffer. Its
-# tc39 tests run only where testdata/test262 was checked out (PATCHES.md).
+# tests run twice, the second time with every concatenation in a buffer, and
+# its profiler's tests with the tag that builds it in. Its tc39 tests run only
+# where testdata/test262 was checked out (PATCHES.md).
 test-goja:
-	cd third_party/goja && go test -count=1 ./... && GOJA_BUFSTRING_MIN=1 go test -count=1 .
+	cd third_party/goja && go test -count=1 ./... && GOJA_BUFSTRING_MIN=1 go test -count=1 . && go test -count=1 -tags goja_profile -run Profil .
 
 # The fast tier: no npm, tsc, real servers or end-to-end tests.
 test-short:

@@ -1,18 +1,19 @@
 package runtime
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/dop251/goja"
+
+	"github.com/mcpcode/mcpcode/internal/lazyregexp"
 )
 
 // goja writes stack frames as "\tat fn (file:line:col(pc))", "\tat
 // file:line:col(pc)" or "\tat fn (native)".
 var (
-	frameWithPos = regexp.MustCompile(`^\s*at (?:(.*) \()?(.+):(\d+):(\d+)\(\d+\)\)?$`)
-	frameNative  = regexp.MustCompile(`^\s*at (?:(.*) \()?native\)?$`)
+	frameWithPos = lazyregexp.New(`^\s*at (?:(.*) \()?(.+):(\d+):(\d+)\(\d+\)\)?$`)
+	frameNative  = lazyregexp.New(`^\s*at (?:(.*) \()?native\)?$`)
 )
 
 // cleanStack rewrites a goja stack string the way people read stacks: frames

@@ -2,9 +2,9 @@ package skills
 
 import (
 	"context"
-	"regexp"
 	"sort"
 
+	"github.com/mcpcode/mcpcode/internal/lazyregexp"
 	"github.com/mcpcode/mcpcode/runtime"
 )
 
@@ -113,4 +113,4 @@ func (w Workspace) analyze(ctx context.Context, entry string, source []byte, ski
 
 // hasDefaultExport is a light check that the program exports a default
 // (the skill's entry point); bundling checks the rest.
-var hasDefaultExport = regexp.MustCompile(`\bexport\s+default\b|\bas\s+default\b`)
+var hasDefaultExport = lazyregexp.New(`\bexport\s+default\b|\bas\s+default\b`)

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/mcpcode/mcpcode/generator"
+	"github.com/mcpcode/mcpcode/internal/lazyregexp"
 	"github.com/mcpcode/mcpcode/internal/visible"
 )
 
@@ -726,8 +726,8 @@ func jsonIndent(buf *bytes.Buffer, data []byte) error {
 
 var (
 	scalarValue = `(?:"(?:[^"\\\n]|\\.)*"|-?[0-9][0-9.eE+-]*|true|false|null)`
-	scalarArray = regexp.MustCompile(`\[\n(?:[ ]*` + scalarValue + `,?\n)+[ ]*\]`)
-	scalarItem  = regexp.MustCompile(`[ ]*` + scalarValue + `,?\n`)
+	scalarArray = lazyregexp.New(`\[\n(?:[ ]*` + scalarValue + `,?\n)+[ ]*\]`)
+	scalarItem  = lazyregexp.New(`[ ]*` + scalarValue + `,?\n`)
 )
 
 // Render writes the changed skills' cards for a terminal: a summary line

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpcode/mcpcode/internal/lazyregexp"
 )
 
 // Metadata keys mcpcode keeps under SKILL.md's "metadata" (the Agent Skills
@@ -147,7 +149,7 @@ func skillMDDigest(fm *Frontmatter, header, body []byte) string {
 // hash as mcpcode writes it, the key in group 1: only the hexadecimal
 // value is left out (a comment after it is not). Any other line that looks
 // like it, inside a multi-line value, is covered as a field.
-var approvalHashLine = regexp.MustCompile(`^(\s*` + regexp.QuoteMeta(metaSHA256) + `:) *"?[0-9a-f]*"?$`)
+var approvalHashLine = lazyregexp.New(`^(\s*` + regexp.QuoteMeta(metaSHA256) + `:) *"?[0-9a-f]*"?$`)
 
 // yamlMessage shortens the YAML library's messages.
 func yamlMessage(err error) string {

@@ -10,11 +10,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/mcpcode/mcpcode/internal/lazyregexp"
 	"github.com/mcpcode/mcpcode/internal/mcptool"
 	"github.com/mcpcode/mcpcode/runtime"
 )
@@ -246,7 +246,7 @@ func yamlErrorLine(err error) int {
 	return n + 1
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+):`)
+var yamlLine = lazyregexp.New(`line (\d+):`)
 
 // replayExamples runs the skill on each recorded example, with the calls
 // answered from the recording, and compares the result with the recorded

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/mcpcode/mcpcode/internal/atomicfile"
+	"github.com/mcpcode/mcpcode/internal/lazyregexp"
 	"github.com/mcpcode/mcpcode/skills"
 )
 
@@ -39,8 +39,8 @@ const GitHubCommentCommand = `gh pr comment "$PR" --body-file "$RUNNER_TEMP/mcpc
 const CommentMaxBytes = 60000
 
 var (
-	moduleVersion = regexp.MustCompile(`^(v[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]+)?|[0-9a-f]{12,40})$`)
-	safeDir       = regexp.MustCompile(`^[A-Za-z0-9._][A-Za-z0-9._/-]*$`)
+	moduleVersion = lazyregexp.New(`^(v[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]+)?|[0-9a-f]{12,40})$`)
+	safeDir       = lazyregexp.New(`^[A-Za-z0-9._][A-Za-z0-9._/-]*$`)
 )
 
 // writeCI writes the workflow of a code host into the repository the

@@ -8,13 +8,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	goruntime "runtime"
 	"sort"
 	"strings"
 
 	"github.com/mcpcode/mcpcode/internal/atomicfile"
 	"github.com/mcpcode/mcpcode/internal/layout"
+	"github.com/mcpcode/mcpcode/internal/lazyregexp"
 )
 
 // Hosts whose MCP configuration init can import, and that it can print the
@@ -264,9 +264,9 @@ func importServers(path string) (map[string]json.RawMessage, []string, error) {
 }
 
 var (
-	envRef   = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
-	inputRef = regexp.MustCompile(`\$\{input:([^}]+)\}`)
-	nonWord  = regexp.MustCompile(`[^A-Za-z0-9_]+`)
+	envRef   = lazyregexp.New(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+	inputRef = lazyregexp.New(`\$\{input:([^}]+)\}`)
+	nonWord  = lazyregexp.New(`[^A-Za-z0-9_]+`)
 )
 
 func looksSecret(key string) bool {

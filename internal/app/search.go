@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/mcpcode/mcpcode/generator"
 	"github.com/mcpcode/mcpcode/internal/layout"
+	"github.com/mcpcode/mcpcode/internal/lazyregexp"
 )
 
 // SearchHit is one tool found by SearchTools.
@@ -157,8 +157,8 @@ const (
 )
 
 var (
-	docCommentRE = regexp.MustCompile(`/\*\*((?:[^*]|\*+[^*/])*)\*+/\s*export async function`)
-	propertyRE   = regexp.MustCompile(`(?m)^\s+(?:readonly\s+)?"?([A-Za-z_$][\w$-]*)"?\??:`)
+	docCommentRE = lazyregexp.New(`/\*\*((?:[^*]|\*+[^*/])*)\*+/\s*export async function`)
+	propertyRE   = lazyregexp.New(`(?m)^\s+(?:readonly\s+)?"?([A-Za-z_$][\w$-]*)"?\??:`)
 )
 
 func buildIndex(read func(rel string) []byte, m *generator.Manifest) *toolIndex {

@@ -5,11 +5,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/mcpcode/mcpcode/internal/lazyregexp"
 	"github.com/mcpcode/mcpcode/runtime/internal/argcheck"
 )
 
@@ -46,14 +46,14 @@ func newExplainer(files map[string][]byte, ws string) *explainer {
 var (
 	quotedName      = `'([A-Za-z_$][\w$]*)'`
 	quotedType      = `'(.*?)'\.(?: |$)`
-	noProperty      = regexp.MustCompile(`^Property ` + quotedName + ` does not exist on type ` + quotedType)
-	unknownProperty = regexp.MustCompile(quotedName + ` does not exist in type ` + quotedType)
-	typeNamed       = regexp.MustCompile(`type ` + quotedName)
-	noExport        = regexp.MustCompile(`^(?:Module )?'"([^"']+)"' has no exported member(?: named)? ` + quotedName)
-	noModule        = regexp.MustCompile(`^Cannot find module '([^']+)'`)
-	didYouMean      = regexp.MustCompile(`Did you mean`)
-	objectProperty  = regexp.MustCompile(`^\s*["']?([A-Za-z_$][\w$-]*)["']?\s*:`)
-	notAssignableTo = regexp.MustCompile(`^Type '([^']+)' is not assignable to type '([^']+)'`)
+	noProperty      = lazyregexp.New(`^Property ` + quotedName + ` does not exist on type ` + quotedType)
+	unknownProperty = lazyregexp.New(quotedName + ` does not exist in type ` + quotedType)
+	typeNamed       = lazyregexp.New(`type ` + quotedName)
+	noExport        = lazyregexp.New(`^(?:Module )?'"([^"']+)"' has no exported member(?: named)? ` + quotedName)
+	noModule        = lazyregexp.New(`^Cannot find module '([^']+)'`)
+	didYouMean      = lazyregexp.New(`Did you mean`)
+	objectProperty  = lazyregexp.New(`^\s*["']?([A-Za-z_$][\w$-]*)["']?\s*:`)
+	notAssignableTo = lazyregexp.New(`^Type '([^']+)' is not assignable to type '([^']+)'`)
 )
 
 // Diagnostics whose hint is about a property or a type.
@@ -289,7 +289,7 @@ func (e *explainer) index() {
 	})
 }
 
-var interfaceStart = regexp.MustCompile(`(?m)^[ \t]*(?:export[ \t]+)?(?:declare[ \t]+)?interface[ \t]+([A-Za-z_$][\w$]*)[^{\n]*\{`)
+var interfaceStart = lazyregexp.New(`(?m)^[ \t]*(?:export[ \t]+)?(?:declare[ \t]+)?interface[ \t]+([A-Za-z_$][\w$]*)[^{\n]*\{`)
 
 type namedDeclaration struct {
 	name string
@@ -429,8 +429,8 @@ func memberNames(members []string) []string {
 }
 
 var (
-	exportList = regexp.MustCompile(`(?m)^[ \t]*export[ \t]*(?:type[ \t]+)?\{([^}]*)\}`)
-	exportDecl = regexp.MustCompile(`(?m)^[ \t]*export[ \t]+(?:declare[ \t]+)?(?:default[ \t]+)?(?:async[ \t]+)?(?:function\*?|const|let|var|class|interface|type|enum)[ \t]+([A-Za-z_$][\w$]*)`)
+	exportList = lazyregexp.New(`(?m)^[ \t]*export[ \t]*(?:type[ \t]+)?\{([^}]*)\}`)
+	exportDecl = lazyregexp.New(`(?m)^[ \t]*export[ \t]+(?:declare[ \t]+)?(?:default[ \t]+)?(?:async[ \t]+)?(?:function\*?|const|let|var|class|interface|type|enum)[ \t]+([A-Za-z_$][\w$]*)`)
 )
 
 // exportedNames lists what a module exports by name, sorted: functions

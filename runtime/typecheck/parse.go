@@ -3,10 +3,11 @@ package typecheck
 import (
 	"path"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpcode/mcpcode/internal/lazyregexp"
 )
 
 // codeCannotFindModule is TS2307, "Cannot find module 'x' or its
@@ -36,8 +37,8 @@ type output struct {
 }
 
 var (
-	diagLine   = regexp.MustCompile(`^(.+)\((\d+),(\d+)\): error TS(\d+): (.*)$`)
-	globalLine = regexp.MustCompile(`^error TS(\d+): (.*)$`)
+	diagLine   = lazyregexp.New(`^(.+)\((\d+),(\d+)\): error TS(\d+): (.*)$`)
+	globalLine = lazyregexp.New(`^error TS(\d+): (.*)$`)
 )
 
 // parseOutput parses the compiler's output. Every line is a diagnostic, a
@@ -102,7 +103,7 @@ const (
 	codeFileNotFound        = 6053 // File '/abs/x.ts' not found.
 )
 
-var quoted = regexp.MustCompile(`'([^']*)'`)
+var quoted = lazyregexp.New(`'([^']*)'`)
 
 // lookedOutside reports whether d says that nothing was found where a
 // program may not look: a module named by an absolute path, or by a

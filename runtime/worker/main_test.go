@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -19,9 +20,10 @@ import (
 // The test binary doubles as the worker: `<test binary> mcpcode-test-worker
 // [mode]` serves one job on stdin/stdout, as `mcpcode __worker` does, with
 // the fixture's skill policy. Modes: "env" first checks that the
-// environment is empty; "noskills" serves without a skill policy; "crash"
-// dies the way a broken worker would; "hang" never answers; "flood" sends
-// one huge message; "rogue" ignores its job, relays more tool calls than its
+// environment holds only what startEnv adds; "noskills" serves without a
+// skill policy; "crash" dies the way a broken worker would;
+// "no-bundler-prep" does not prepare the bundler while it waits
+// (startup.go); "hang" never answers; "flood" sends one huge message; "rogue" ignores its job, relays more tool calls than its
 // limit and reports a made-up result with an oversized error; "claim"
 // ignores its job and relays calls claiming skills' write grants.
 const workerArg = "mcpcode-test-worker"
@@ -72,12 +74,15 @@ func testWorkerMain(args []string) int {
 	opts := ServeOptions{Skills: func(string) runtime.SkillPolicy { return defaultPolicy }}
 	switch mode {
 	case "env":
-		if env := os.Environ(); len(env) > 0 {
+		env := os.Environ()
+		if n, err := strconv.Atoi(strings.TrimPrefix(strings.Join(env, " "), "GOMAXPROCS=")); err != nil || n < 1 { // startEnv's, nothing secret
 			fmt.Fprintf(os.Stderr, "environment leaked into the worker: %s\n", strings.Join(env, " "))
 			return 3
 		}
 	case "noskills":
 		opts = ServeOptions{}
+	case "no-bundler-prep":
+		prepareBundler = false
 	case "crash":
 		fmt.Fprintln(os.Stderr, "worker: something broke\npanic: test crash")
 		return 2

@@ -41,13 +41,12 @@ type Options struct {
 	// paths are made absolute in the parent's working directory.
 	Command func() *exec.Cmd
 	// Warm is the number of started workers kept waiting for a job (default
-	// 1), so that isolation adds little latency. A waiting worker warms
-	// itself up (a tiny program bundled and run) so that its job does not
-	// pay the first-use costs of a fresh process.
+	// 1), so that a job does not wait for a process to start. A waiting
+	// worker prepares what its job will use (startup.go).
 	Warm int
 	// OneShot is for a pool that serves one job and is closed (the CLI's
 	// run): no worker is kept warm or started after a job; the job's
-	// worker is started when the job comes and skips its warm-up.
+	// worker is started when the job comes.
 	// (Starting it as the run began, before the run's preparation, gained
 	// nothing measurable: `mcpcode run hello.ts` took a median 22.6 ms
 	// either way, 30 paired runs, 2026-12-01; the preparation takes well
@@ -145,7 +144,7 @@ func (p *Pool) refill() {
 		defer p.wg.Done()
 		w, err := p.start()
 		if err == nil {
-			// Warm the worker up while it waits for a job.
+			// The worker prepares for its job while it waits.
 			err = w.warmUp()
 		}
 		p.mu.Lock()
@@ -235,8 +234,8 @@ func (p *Pool) start() (*proc, error) {
 	return w, nil
 }
 
-// warmUp asks a worker that will wait for its job to warm itself up
-// meanwhile (Serve does it on a warmUp message before the job).
+// warmUp asks a worker that will wait for its job to prepare for it
+// meanwhile (Serve does it on a warmUp message before the job: prepare).
 func (w *proc) warmUp() error { return newWireWriter(w.stdin).send(&wireMessage{Type: "warmUp"}) }
 
 func (w *proc) hasExited() bool {

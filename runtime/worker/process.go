@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 )
 
 // Arg is the hidden command of a worker process: the binary re-executed as
@@ -48,7 +49,7 @@ func (p *process) killGroup() {
 
 // startProcess starts a worker process: path with argv (argv[0] included)
 // in dir ("" for this process's), with env, or an empty environment when
-// env is nil (it should hold nothing secret), in its own process group,
+// env is nil (it should hold nothing secret), plus what startEnv adds, in its own process group,
 // killed by the kernel if the parent dies (Linux), its standard streams
 // pipes (of the system's default size: a larger one gained nothing,
 // BenchmarkPipeTransfer), and no other descriptor of this process: descriptors this process inherited open across exec (an
@@ -62,6 +63,7 @@ func startProcess(path string, argv, env []string, dir string) (*process, error)
 	if env == nil {
 		env = []string{}
 	}
+	env = startEnv(slices.Clip(env)) // startup.go
 	keepDescriptorsFromChildren()
 	var files []*os.File
 	closeAll := func() {

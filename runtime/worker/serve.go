@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -34,7 +32,9 @@ type ServeOptions struct {
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) error {
 	// The run's memory is counted from what this process holds before its
 	// job comes (the program can have put nothing in it): here, the heap of
-	// a process just started.
+	// a process just started. What a waiting worker prepares for its job
+	// (prepare) is counted as the job's: a little, and the same for every
+	// job.
 	base := runtime.HeapBytes()
 	rd := newWireReader(in, maxParentMessage)
 	w := newWireWriter(out)
@@ -43,12 +43,10 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) 
 		return fmt.Errorf("reading the job from the parent: %w", err)
 	}
 	if first.Type == "warmUp" {
-		// A worker the pool keeps waiting for a job: warm up meanwhile. A
-		// worker started for a job that is already on its way is not
-		// asked to (a one-shot run).
-		warmUp()
-		runtime.Prewarm()           // the job's VM, made while the worker waits
-		base = runtime.MemoryBase() // after the warm-up, as it waits
+		// A worker the pool keeps waiting for a job: it prepares what its
+		// job will use (startup.go). A worker started for a job that is
+		// already on its way is not asked to (a one-shot run).
+		prepare()
 		if first, err = rd.next(); err != nil {
 			return fmt.Errorf("reading the job from the parent: %w", err)
 		}
@@ -275,34 +273,6 @@ type unknownServerError struct{ msg string }
 
 func (e *unknownServerError) Error() string { return e.msg }
 func (e *unknownServerError) Unwrap() error { return mcptool.ErrUnknownServer }
-
-// warmUpSource touches what most programs use: types, arrows, async,
-// array methods, JSON, console.
-const warmUpSource = `type Row = { id: number; name?: string };
-const rows: Row[] = [1, 2, 3].map((id) => ({ id, name: "r" + id }));
-async function pick(r: Row[]): Promise<string[]> {
-  return r.filter((x) => x.id > 1).map((x) => JSON.stringify(x));
-}
-console.log("warm", rows.length);
-export default await pick(rows);
-`
-
-// warmUp bundles and runs a tiny program twice while the worker waits for
-// its job (when the parent asks: a pool that keeps workers warm), so that
-// the job does not pay the first-use costs of this fresh process (code
-// paged in, esbuild's, the VM's and the compiler's first allocations); a
-// second time halves the job's bundling time again (measured: 5–10 ms to
-// 3–5 ms on a 2-core virtual machine).
-func warmUp() {
-	ws := os.TempDir()
-	for range 2 {
-		p, err := runtime.Bundle(runtime.BundleOptions{Workspace: ws, Entry: filepath.Join(ws, "mcpcode-warm-up.ts"),
-			Source: []byte(warmUpSource)})
-		if err == nil {
-			runtime.Run(context.Background(), p, runtime.RunOptions{Workspace: ws})
-		}
-	}
-}
 
 // relayedError rebuilds the parent's error of a call: a refusal keeps its
 // sentinel (mcptool.ErrDenied, mcptool.ErrPolicy, whose errors start with

@@ -102,7 +102,7 @@ func (r *Runtime) stringproto_valueOf(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_iterator(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	return r.createStringIterator(call.This.toString())
+	return r.createStringIterator(thisString(call.This))
 }
 
 func (r *Runtime) string_fromcharcode(call FunctionCall) Value {
@@ -172,7 +172,7 @@ func (r *Runtime) string_raw(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_at(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := thisString(call.This)
 	pos := call.Argument(0).ToInteger()
 	length := int64(s.Length())
 	if pos < 0 {
@@ -186,7 +186,7 @@ func (r *Runtime) stringproto_at(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_charAt(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := thisString(call.This)
 	pos := call.Argument(0).ToInteger()
 	if pos < 0 || pos >= int64(s.Length()) {
 		return stringEmpty
@@ -196,7 +196,7 @@ func (r *Runtime) stringproto_charAt(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_charCodeAt(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := thisString(call.This)
 	pos := call.Argument(0).ToInteger()
 	if pos < 0 || pos >= int64(s.Length()) {
 		return _NaN
@@ -206,7 +206,7 @@ func (r *Runtime) stringproto_charCodeAt(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_codePointAt(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := thisString(call.This)
 	p := call.Argument(0).ToInteger()
 	size := s.Length()
 	if p < 0 || p >= int64(size) {
@@ -229,7 +229,7 @@ func (r *Runtime) stringproto_codePointAt(call FunctionCall) Value {
 func (r *Runtime) stringproto_concat(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	strs := make([]String, len(call.Arguments)+1)
-	strs[0] = call.This.toString()
+	strs[0] = thisString(call.This)
 	for i, arg := range call.Arguments {
 		strs[i+1] = arg.toString()
 	}
@@ -288,7 +288,7 @@ func (r *Runtime) stringproto_concat(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_endsWith(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := thisString(call.This)
 	searchString := call.Argument(0)
 	if isRegexp(searchString) {
 		panic(r.NewTypeError("First argument to String.prototype.endsWith must not be a regular expression"))
@@ -317,7 +317,7 @@ func (r *Runtime) stringproto_endsWith(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_includes(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := thisString(call.This)
 	searchString := call.Argument(0)
 	if isRegexp(searchString) {
 		panic(r.NewTypeError("First argument to String.prototype.includes must not be a regular expression"))
@@ -338,7 +338,7 @@ func (r *Runtime) stringproto_includes(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_indexOf(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	value := call.This.toString()
+	value := thisString(call.This)
 	target := call.Argument(0).toString()
 	pos := call.Argument(1).ToNumber().ToInteger()
 
@@ -356,7 +356,7 @@ func (r *Runtime) stringproto_indexOf(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_lastIndexOf(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	value := call.This.toString()
+	value := thisString(call.This)
 	target := call.Argument(0).toString()
 	numPos := call.Argument(1).ToNumber()
 
@@ -380,7 +380,7 @@ func (r *Runtime) stringproto_lastIndexOf(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_localeCompare(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	this := norm.NFD.String(call.This.toString().String())
+	this := norm.NFD.String(thisString(call.This).String())
 	that := norm.NFD.String(call.Argument(0).toString().String())
 	return intToValue(int64(r.collator().CompareString(this, that)))
 }
@@ -409,7 +409,7 @@ func (r *Runtime) stringproto_match(call FunctionCall) Value {
 	if matcher, ok := r.toObject(rx.getSym(SymMatch, nil)).self.assertCallable(); ok {
 		return matcher(FunctionCall{
 			This:      rx.val,
-			Arguments: []Value{call.This.toString()},
+			Arguments: []Value{thisString(call.This)},
 		})
 	}
 
@@ -440,7 +440,7 @@ func (r *Runtime) stringproto_matchAll(call FunctionCall) Value {
 	if matcher, ok := r.toObject(rx.getSym(SymMatchAll, nil)).self.assertCallable(); ok {
 		return matcher(FunctionCall{
 			This:      rx.val,
-			Arguments: []Value{call.This.toString()},
+			Arguments: []Value{thisString(call.This)},
 		})
 	}
 
@@ -449,7 +449,7 @@ func (r *Runtime) stringproto_matchAll(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_normalize(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := thisString(call.This)
 	var form string
 	if formArg := call.Argument(0); formArg != _undefined {
 		form = formArg.toString().toString().String()
@@ -491,7 +491,7 @@ func (r *Runtime) stringproto_normalize(call FunctionCall) Value {
 
 func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := thisString(call.This)
 	maxLength := toLength(call.Argument(0))
 	stringLength := int64(s.Length())
 	if maxLength <= stringLength {
@@ -561,7 +561,7 @@ func (r *Runtime) stringproto_padStart(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_repeat(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := thisString(call.This)
 	n := call.Argument(0).ToNumber()
 	if n == _positiveInf {
 		panic(r.newError(r.getRangeError(), "Invalid count value"))
@@ -702,7 +702,7 @@ func (r *Runtime) stringproto_replace(call FunctionCall) Value {
 		}
 	}
 
-	s := call.This.toString()
+	s := thisString(call.This)
 	var found []regexpResult
 	searchStr := searchValue.toString()
 	pos := s.index(searchStr, 0)
@@ -734,7 +734,7 @@ func (r *Runtime) stringproto_replaceAll(call FunctionCall) Value {
 		}
 	}
 
-	s := call.This.toString()
+	s := thisString(call.This)
 	var found []regexpResult
 	searchStr := searchValue.toString()
 	searchLength := searchStr.Length()
@@ -774,7 +774,7 @@ func (r *Runtime) stringproto_search(call FunctionCall) Value {
 	if searcher, ok := r.toObject(rx.getSym(SymSearch, nil)).self.assertCallable(); ok {
 		return searcher(FunctionCall{
 			This:      rx.val,
-			Arguments: []Value{call.This.toString()},
+			Arguments: []Value{thisString(call.This)},
 		})
 	}
 
@@ -783,7 +783,7 @@ func (r *Runtime) stringproto_search(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_slice(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := thisString(call.This)
 
 	l := int64(s.Length())
 	start := call.Argument(0).ToInteger()
@@ -834,7 +834,7 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 			})
 		}
 	}
-	s := call.This.toString()
+	s := thisString(call.This)
 
 	limit := -1
 	if limitValue != _undefined {
@@ -940,7 +940,7 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_startsWith(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := thisString(call.This)
 	searchString := call.Argument(0)
 	if isRegexp(searchString) {
 		panic(r.NewTypeError("First argument to String.prototype.startsWith must not be a regular expression"))
@@ -966,7 +966,7 @@ func (r *Runtime) stringproto_startsWith(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_substring(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := thisString(call.This)
 
 	l := int64(s.Length())
 	intStart := call.Argument(0).ToInteger()
@@ -997,21 +997,21 @@ func (r *Runtime) stringproto_substring(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_toLowerCase(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := thisString(call.This)
 
 	return s.toLower()
 }
 
 func (r *Runtime) stringproto_toUpperCase(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := thisString(call.This)
 
 	return s.toUpper()
 }
 
 func (r *Runtime) stringproto_trim(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := thisString(call.This)
 
 	// TODO handle invalid UTF-16
 	return newStringValue(strings.Trim(s.String(), parser.WhitespaceChars))
@@ -1019,7 +1019,7 @@ func (r *Runtime) stringproto_trim(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_trimEnd(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := thisString(call.This)
 
 	// TODO handle invalid UTF-16
 	return newStringValue(strings.TrimRight(s.String(), parser.WhitespaceChars))
@@ -1027,7 +1027,7 @@ func (r *Runtime) stringproto_trimEnd(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_trimStart(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := thisString(call.This)
 
 	// TODO handle invalid UTF-16
 	return newStringValue(strings.TrimLeft(s.String(), parser.WhitespaceChars))
@@ -1035,7 +1035,7 @@ func (r *Runtime) stringproto_trimStart(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_substr(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := thisString(call.This)
 	start := call.Argument(0).ToInteger()
 	var length int64
 	sl := int64(s.Length())

@@ -1,3 +1,5 @@
+//go:build goja_profile
+
 package goja
 
 import (

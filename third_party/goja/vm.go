@@ -1840,7 +1840,7 @@ type _toString struct{}
 
 func (_toString) exec(vm *vm) {
 	p := vm.sp - 1
-	vm.stack[p] = vm.stack[p].toString()
+	vm.stack[p] = thisString(vm.stack[p]) // mcpcode patch 5: a string is not boxed again
 	vm.pc++
 }
 
@@ -2520,6 +2520,13 @@ type getProp unistring.String
 
 func (g getProp) exec(vm *vm) {
 	v := vm.stack[vm.sp-1]
+	if s, ok := v.(String); ok { // mcpcode patch 5 (string_props.go)
+		if prop, ok := vm.r.primitiveStringProp(s, unistring.String(g)); ok {
+			vm.stack[vm.sp-1] = nilSafe(prop)
+			vm.pc++
+			return
+		}
+	}
 	obj := v.baseObject(vm.r)
 	if obj == nil {
 		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", g))
@@ -2570,8 +2577,18 @@ type getPropCallee unistring.String
 
 func (g getPropCallee) exec(vm *vm) {
 	v := vm.stack[vm.sp-1]
-	obj := v.baseObject(vm.r)
 	n := unistring.String(g)
+	if s, ok := v.(String); ok { // mcpcode patch 5 (string_props.go)
+		if prop, ok := vm.r.primitiveStringProp(s, n); ok {
+			if prop == nil {
+				prop = memberUnresolved{valueUnresolved{r: vm.r, ref: n}}
+			}
+			vm.push(prop)
+			vm.pc++
+			return
+		}
+	}
+	obj := v.baseObject(vm.r)
 	if obj == nil {
 		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined or null", n))
 		return
@@ -2591,6 +2608,14 @@ var getElem _getElem
 
 func (_getElem) exec(vm *vm) {
 	v := vm.stack[vm.sp-2]
+	if s, ok := v.(String); ok { // mcpcode patch 5 (string_props.go)
+		if k, ok := vm.stack[vm.sp-1].(valueInt); ok && k >= 0 && int64(k) < int64(s.Length()) {
+			vm.stack[vm.sp-2] = s.Substring(int(k), int(k)+1)
+			vm.sp--
+			vm.pc++
+			return
+		}
+	}
 	obj := v.baseObject(vm.r)
 	if obj == nil {
 		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", vm.stack[vm.sp-1]))
