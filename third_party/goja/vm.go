@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/big"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -5318,12 +5317,7 @@ func (n concatStrings) exec(vm *vm) {
 
 	vm.sp -= int(n) - 1
 	if allAscii {
-		var buf strings.Builder
-		buf.Grow(length)
-		for _, s := range strs {
-			buf.WriteString(string(s.(asciiString)))
-		}
-		vm.stack[vm.sp-1] = asciiString(buf.String())
+		vm.stack[vm.sp-1] = joinASCII(strs, length) // patch 6
 	} else {
 		var buf unicodeStringBuilder
 		buf.Grow(length)
