@@ -392,6 +392,9 @@ func intToValue(i int64) Value {
 	if idx := 256 + i; idx >= 0 && idx < 256 {
 		return intCache[idx]
 	}
+	if i >= 256 && i < intBoxLimit {
+		return boxedInt(i) // patch 7
+	}
 	if i >= -maxInt && i <= maxInt {
 		return valueInt(i)
 	}
