@@ -3484,7 +3484,7 @@ func (n loadDynamic) exec(vm *vm) {
 		}
 	}
 	if val == nil {
-		val = vm.r.globalObject.self.getStr(name, nil)
+		val = vm.r.getStrCached(vm.r.globalObject, name, nil) // patch 8
 		if val == nil {
 			vm.throw(vm.r.newReferenceError(name))
 			return
@@ -3529,7 +3529,7 @@ func (n loadDynamicCallee) exec(vm *vm) {
 		}
 	}
 	if val == nil {
-		val = vm.r.globalObject.self.getStr(name, nil)
+		val = vm.r.getStrCached(vm.r.globalObject, name, nil) // patch 8
 		if val == nil {
 			val = valueUnresolved{r: vm.r, ref: name}
 		}
