@@ -1261,6 +1261,15 @@ func (_add) exec(vm *vm) {
 	right := vm.stack[vm.sp-1]
 	left := vm.stack[vm.sp-2]
 
+	if l, ok := left.(asciiString); ok { // patch 6: two short ASCII strings
+		if r, ok := right.(asciiString); ok && len(l)+len(r) < bufStringMin {
+			vm.stack[vm.sp-2] = concatASCII(l, r)
+			vm.sp--
+			vm.pc++
+			return
+		}
+	}
+
 	if o, ok := left.(*Object); ok {
 		left = o.toPrimitive()
 	}
