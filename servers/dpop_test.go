@@ -241,7 +241,7 @@ type dpopServer struct {
 	// header they send instead of the nonce; always makes them ask for it
 	// on every request.
 	asNonce, rsNonce, nonceHeader string
-	asAlways, rsAlways           bool
+	asAlways, rsAlways            bool
 	// bearerOnly makes the token endpoint issue Bearer tokens even for a
 	// request with a proof.
 	bearerOnly bool
