@@ -847,3 +847,31 @@ func TestDPoPSendToResourceLimits(t *testing.T) {
 		}
 	}
 }
+
+func TestDPoPNewLoginGetsAFreshKey(t *testing.T) {
+	t.Parallel()
+	s := newDPoPServer(t, &dpopServer{algs: []string{"ES256"}})
+	p := dpopPool(s, "/mcp", &TokenStore{Dir: t.TempDir()}, true)
+	defer p.Close()
+	if err := ping(p); err != nil {
+		t.Fatal(err)
+	}
+	// The authorization server forgets every token: the next call logs in
+	// again, in the same pool.
+	s.mu.Lock()
+	clear(s.tokens)
+	clear(s.refresh)
+	s.mu.Unlock()
+	if err := ping(p); err != nil {
+		t.Fatalf("after the tokens were revoked: %v", err)
+	}
+	tokens, reqs := s.seen()
+	keys := codeProofs(tokens)
+	if len(keys) != 2 || keys[0] == keys[1] {
+		t.Fatalf("logins signed by %v: want two logins with two keys", keys)
+	}
+	last := reqs[len(reqs)-1]
+	if last.err != "" || last.jkt != keys[1] {
+		t.Errorf("the last request %+v is not signed with the new login's key", last)
+	}
+}
