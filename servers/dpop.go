@@ -547,10 +547,10 @@ func (t *dpopAuthTransport) tokenRequest(req *http.Request) (*http.Response, err
 		switch {
 		case !fresh:
 			return nil, fmt.Errorf("the authorization server of server %q asks for a DPoP nonce (use_dpop_nonce) without a valid DPoP-Nonce header "+
-				"(1 to %d printable ASCII characters): mcpcode does not send it back; the authorization server is misconfigured", t.s.server, maxDPoPNonce)
+				"(1 to %d printable ASCII characters): mcpcode does not send it back; the authorization server is misconfigured, tell its operator", t.s.server, maxDPoPNonce)
 		case attempt > 0:
 			return nil, fmt.Errorf("the authorization server of server %q asked for a new DPoP nonce again after mcpcode sent the one it gave: "+
-				"not asking again; the authorization server's DPoP nonces do not work", t.s.server)
+				"not asking again; its DPoP nonces do not work: try again later, or tell its operator", t.s.server)
 		}
 	}
 }
@@ -615,13 +615,13 @@ func (s *dpopState) sendToResource(base http.RoundTripper, req *http.Request, to
 		resp.Body.Close()
 		switch {
 		case !replayable:
-			return nil, fmt.Errorf("server %q asks for a DPoP nonce (use_dpop_nonce), and this request's body cannot be sent again", s.server)
+			return nil, fmt.Errorf("server %q asks for a DPoP nonce (use_dpop_nonce), and this request's body cannot be sent again: try again", s.server)
 		case !fresh:
 			return nil, fmt.Errorf("server %q asks for a DPoP nonce (use_dpop_nonce) without a valid DPoP-Nonce header "+
-				"(1 to %d printable ASCII characters): mcpcode does not send it back; the server is misconfigured", s.server, maxDPoPNonce)
+				"(1 to %d printable ASCII characters): mcpcode does not send it back; the server is misconfigured, tell its operator", s.server, maxDPoPNonce)
 		case attempt > 0:
 			return nil, fmt.Errorf("server %q asked for a new DPoP nonce again after mcpcode sent the one it gave: "+
-				"not asking again (nor logging in again); the server's DPoP nonces do not work", s.server)
+				"not asking again (nor logging in again); its DPoP nonces do not work: try again later, or tell its operator", s.server)
 		}
 	}
 }

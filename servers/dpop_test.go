@@ -511,9 +511,13 @@ func TestDPoPLoginAndRequests(t *testing.T) {
 			store := &TokenStore{Dir: t.TempDir()}
 			p := dpopPool(s, tc.path, store, true)
 			err := ping(p)
+			info := p.Authorization("bound")
 			p.Close()
 			if err != nil {
 				t.Fatalf("login and call: %v", err)
+			}
+			if !info.DPoP || !info.LoggedIn {
+				t.Errorf("authorization %+v: want a DPoP-bound login", info)
 			}
 			tokens, reqs := s.seen()
 			keys := codeProofs(tokens)
@@ -661,9 +665,13 @@ func TestDPoPBearerWhenNotAdvertised(t *testing.T) {
 			s := newDPoPServer(t, tc.server)
 			p := dpopPool(s, "/mcp", &TokenStore{Dir: t.TempDir()}, true)
 			err := ping(p)
+			info := p.Authorization("bound")
 			p.Close()
 			if err != nil {
 				t.Fatal(err)
+			}
+			if info.DPoP || !info.OAuth {
+				t.Errorf("authorization %+v: want a Bearer login", info)
 			}
 			tokens, reqs := s.seen()
 			for _, r := range tokens {

@@ -541,6 +541,7 @@ func (h *oauthHandler) close() {
 // logout forgets the stored login.
 func (h *oauthHandler) logout() (bool, error) {
 	h.setSource(nil, []string{})
+	h.dpop.resume(nil, "")
 	if h.store == nil {
 		return false, nil
 	}
@@ -646,6 +647,9 @@ type AuthInfo struct {
 	Scopes []string
 	// Grant is how the token was obtained.
 	Grant string
+	// DPoP is true when the token is DPoP-bound (RFC 9449): sent with
+	// proofs of a key stored with the login.
+	DPoP bool
 }
 
 // Authorization reports how a server is authorized (after Connect).
@@ -655,9 +659,13 @@ func (p *Pool) Authorization(name string) AuthInfo {
 		return AuthInfo{}
 	}
 	h := u.oauth
+	bound := false
+	if tok := h.current(); tok != "" {
+		bound = h.dpop.boundKey(tok) != nil
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return AuthInfo{OAuth: h.ts != nil, LoggedIn: h.attempts > 0 && h.ts != nil, Scopes: slices.Clone(h.granted), Grant: h.grant}
+	return AuthInfo{OAuth: h.ts != nil, LoggedIn: h.attempts > 0 && h.ts != nil, Scopes: slices.Clone(h.granted), Grant: h.grant, DPoP: bound}
 }
 
 // Forget deletes the stored login of a server URL; it reports whether
