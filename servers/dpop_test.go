@@ -245,6 +245,8 @@ type dpopServer struct {
 	// bearerOnly makes the token endpoint issue Bearer tokens even for a
 	// request with a proof.
 	bearerOnly bool
+	// dpopAlways makes it issue token_type DPoP even without a proof.
+	dpopAlways bool
 	expiresIn  int
 	// redirectTo, when set, answers DPoP requests to the MCP server with
 	// a 307 there.
@@ -347,6 +349,9 @@ func newDPoPServer(t *testing.T, s *dpopServer) *dpopServer {
 		typ, bound := "Bearer", ""
 		if seen.jkt != "" && !s.bearerOnly {
 			typ, bound = "DPoP", seen.jkt
+		}
+		if s.dpopAlways {
+			typ = "DPoP"
 		}
 		s.tokens[at] = bound
 		s.refresh[rt] = seen.jkt
@@ -881,5 +886,52 @@ func TestDPoPNewLoginGetsAFreshKey(t *testing.T) {
 	last := reqs[len(reqs)-1]
 	if last.err != "" || last.jkt != keys[1] {
 		t.Errorf("the last request %+v is not signed with the new login's key", last)
+	}
+}
+
+func TestDPoPBoundTokenWithoutKey(t *testing.T) {
+	t.Parallel()
+	// An authorization server that says DPoP without having been sent a
+	// proof: the login fails, saying so.
+	s := newDPoPServer(t, &dpopServer{dpopAlways: true})
+	p := dpopPool(s, "/mcp", &TokenStore{Dir: t.TempDir()}, true)
+	err := ping(p)
+	p.Close()
+	if err == nil || !strings.Contains(err.Error(), "issued a DPoP-bound token (token_type DPoP) although mcpcode sent no DPoP proof") {
+		t.Errorf("a DPoP token without a proof: %v", err)
+	}
+
+	// A stored DPoP-bound login whose key is gone (an edited file) is as
+	// good as expired: the next command logs in again, with a new key.
+	s = newDPoPServer(t, &dpopServer{algs: []string{"ES256"}})
+	store := &TokenStore{Dir: t.TempDir()}
+	p = dpopPool(s, "/mcp", store, true)
+	err = ping(p)
+	p.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := store.load(s.URL + "/mcp")
+	if err != nil || l == nil || l.DPoP == nil {
+		t.Fatalf("stored login: %v %v", l, err)
+	}
+	l.DPoP = nil
+	if err := store.save(l); err != nil {
+		t.Fatal(err)
+	}
+	p = dpopPool(s, "/mcp", store, true)
+	err = ping(p)
+	p.Close()
+	if err != nil {
+		t.Fatalf("after the key was lost: %v", err)
+	}
+	tokens, reqs := s.seen()
+	if keys := codeProofs(tokens); len(keys) != 2 || keys[0] == keys[1] {
+		t.Errorf("logins %v: want a second login with a new key", keys)
+	}
+	for _, r := range reqs {
+		if r.scheme == "Bearer" {
+			t.Errorf("the DPoP-bound token was sent as Bearer: %+v", r)
+		}
 	}
 }
