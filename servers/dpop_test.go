@@ -935,3 +935,36 @@ func TestDPoPBoundTokenWithoutKey(t *testing.T) {
 		}
 	}
 }
+
+func TestDPoPClientCredentials(t *testing.T) {
+	t.Parallel()
+	s := newDPoPServer(t, &dpopServer{algs: []string{"ES256"}, asNonce: "as-n", rsNonce: "rs-n"})
+	store := &TokenStore{Dir: t.TempDir()}
+	cfg := &Config{Path: "mcp.json", Servers: []ServerConfig{{Name: "bound", Transport: TransportHTTP, URL: s.URL + "/mcp",
+		OAuth: &OAuthConfig{ClientID: "m2m", ClientSecret: "s3", Grant: GrantClientCredentials}}}}
+	for round := range 2 { // the second one uses the stored token and key
+		p := NewPool(cfg, PoolOptions{ConnectTimeout: 20 * time.Second, Tokens: store})
+		err := ping(p)
+		p.Close()
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+	}
+	tokens, reqs := s.seen()
+	if len(tokens) != 2 || tokens[1].grant != "client_credentials" || !tokens[1].proof || tokens[1].nonce != "as-n" {
+		t.Fatalf("token requests %+v: want one client credentials grant with a proof, sent once more with the nonce", tokens)
+	}
+	ok := 0
+	for _, r := range reqs {
+		switch {
+		case r.err == "" && r.scheme == "DPoP" && r.jkt == tokens[1].jkt:
+			ok++
+		case r.err == "no valid token" || r.err == "use_dpop_nonce":
+		default:
+			t.Errorf("MCP request %+v", r)
+		}
+	}
+	if ok < 4 {
+		t.Errorf("%d requests with proofs of the login's key: %+v", ok, reqs)
+	}
+}
