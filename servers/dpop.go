@@ -342,18 +342,17 @@ func (s *dpopState) tokenRequestKey(u *url.URL, grant string) (*dpopKey, error) 
 		s.pendingURL = u.String()
 		return s.pending, nil
 	}
-	if s.active != nil && s.activeTokenURL != "" && originOfURL(s.activeTokenURL) == originOf(u) && htu(mustParse(s.activeTokenURL)) == target {
+	if s.active != nil && sameEndpoint(s.activeTokenURL, target) {
 		return s.active, nil
 	}
 	return nil, nil
 }
 
-func mustParse(s string) *url.URL {
-	u, err := url.Parse(s)
-	if err != nil {
-		return &url.URL{}
-	}
-	return u
+// sameEndpoint reports whether the URL written as endpoint has the
+// target URI target (an htu).
+func sameEndpoint(endpoint, target string) bool {
+	u, err := url.Parse(endpoint)
+	return err == nil && u.Host != "" && htu(u) == target
 }
 
 // markBound remembers that an access token is bound to key.
