@@ -46,7 +46,10 @@ type storedLogin struct {
 	// fewer).
 	Scopes []string `json:"scopes,omitempty"`
 	// Grant is how the token was obtained.
-	Grant   string        `json:"grant"`
+	Grant string `json:"grant"`
+	// DPoP is the key the login's tokens are bound to (dpop.go), when the
+	// authorization server advertised DPoP; nil for Bearer logins.
+	DPoP    *dpopKey      `json:"dpopKey,omitempty"`
 	Token   *oauth2.Token `json:"token"`
 	Updated time.Time     `json:"updated"`
 }

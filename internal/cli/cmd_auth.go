@@ -84,6 +84,9 @@ func cmdAuth(a *cli, args []string) int {
 	if len(rep.Scopes) > 0 {
 		scopes = " (scopes: " + strings.Join(rep.Scopes, " ") + ")"
 	}
+	if rep.DPoP {
+		scopes += " with a DPoP-bound token"
+	}
 	switch rep.Status {
 	case app.LoginDone:
 		fmt.Fprintf(a.stdout, "Logged in to %s%s; %s listed. The token is stored in %s, readable only by you.\n", rep.Server, scopes, plural(rep.Tools, "tool"), rep.TokenDir)
