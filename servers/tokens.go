@@ -105,7 +105,11 @@ func ownFile(what, path string, fi os.FileInfo) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s %s is not a regular file: mcpcode does not use it; remove it and log in again (mcpcode auth)", what, path)
 	}
-	if uid, ok := ownerOf(fi); ok && int(uid) != effectiveUID() {
+	uid, ok := ownerOf(fi)
+	if !ok {
+		return nil // no unix owner and mode (Windows)
+	}
+	if int(uid) != effectiveUID() {
 		return fmt.Errorf("%s %s belongs to another user (uid %d, not %d): mcpcode does not use it; remove it and log in again (mcpcode auth)", what, path, uid, effectiveUID())
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
