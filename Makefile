@@ -34,5 +34,11 @@ $(NPM_STAMP): $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
 build:
 	go build -o mcpcode ./cmd/mcpcode
 
+# The Go benchmarks, then the programs paired with Node (docs/BENCHMARKS.md,
+# "JavaScript speed inside a program") and serve's CPU per execute and
+# runs/s ("serve"). Each prints the load it ran under.
 bench: npm
 	go test -run '^$$' -bench . -benchmem ./...
+	go run ./testdata/bench/programs -n 20
+	go run ./testdata/bench/serveload cpu -n 200
+	go run ./testdata/bench/serveload http -clients 50 -seconds 30

@@ -201,7 +201,8 @@ func (s *sessionServer) track(next mcp.MethodHandler) mcp.MethodHandler {
 			s.inflight.Add(-1)
 		}()
 		if method == "tools/call" {
-			if err := s.check(); err != nil {
+			ss, _ := req.GetSession().(*mcp.ServerSession)
+			if err := s.check(ss); err != nil {
 				return nil, err
 			}
 		}
@@ -212,8 +213,10 @@ func (s *sessionServer) track(next mcp.MethodHandler) mcp.MethodHandler {
 // check refuses to serve with a binary that is no longer the one on disk
 // (the session then stops: a run of the new binary starts its servers
 // itself until a new session is started), and restarts the servers whose
-// entry in mcp.json changed.
-func (s *sessionServer) check() error {
+// entry in mcp.json changed. ss is the connection asking: a session that
+// stops for it does so once its answer is on the way (as for ToolStop),
+// so that the run reads why instead of a closed connection.
+func (s *sessionServer) check(ss *mcp.ServerSession) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stale != "" {
@@ -222,7 +225,10 @@ func (s *sessionServer) check() error {
 	if id := session.ExecutableID(); id != s.binary {
 		s.stale = "this session's mcpcode binary was replaced since the session started; the session has stopped: start it again with mcpcode session start"
 		s.log.Warn("session: stopping", "reason", "binary replaced", "was", s.binary, "now", id)
-		go s.stop()
+		if s.stopWith == nil {
+			s.stopWith = ss
+		}
+		time.AfterFunc(stopGrace, s.stop)
 		return errors.New(s.stale)
 	}
 	stamp := stampOf(s.config.Path)

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/mcpcode/mcpcode/internal/mcptool"
@@ -521,6 +522,9 @@ type httpRoundTripper struct {
 	// serverURL is the server's url: requests to another origin are
 	// refused (origin.go).
 	serverURL string
+	// dpop, when set, turns a request carrying a DPoP-bound token into a
+	// DPoP request with a proof (dpop.go).
+	dpop *dpopState
 }
 
 func (t *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -591,7 +595,7 @@ func (t *httpRoundTripper) roundTrip(req *http.Request) (*http.Response, error) 
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		t.decode(body, func(m jsonrpc.Message) { t.capture.outgoing(req.Context(), m) })
 	}
-	resp, err := t.base.RoundTrip(req)
+	resp, err := t.send(req)
 	if err != nil || t.capture == nil || resp.Body == nil {
 		return resp, err
 	}
@@ -603,6 +607,20 @@ func (t *httpRoundTripper) roundTrip(req *http.Request) (*http.Response, error) 
 		resp.Body = &rewriter{src: resp.Body, rewrite: t.rewrite}
 	}
 	return resp, nil
+}
+
+// send sends req: a DPoP-bound token in the DPoP scheme with a proof,
+// anything else as it is.
+func (t *httpRoundTripper) send(req *http.Request) (*http.Response, error) {
+	if t.dpop != nil {
+		scheme, token, ok := strings.Cut(req.Header.Get("Authorization"), " ")
+		if ok && strings.EqualFold(scheme, "Bearer") {
+			if key := t.dpop.boundKey(token); key != nil {
+				return t.dpop.sendToResource(t.base, req, token, key)
+			}
+		}
+	}
+	return t.base.RoundTrip(req)
 }
 
 // rewrite notes the JSON-RPC message(s) in data and returns what go-sdk

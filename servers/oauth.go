@@ -64,6 +64,7 @@ type oauthHandler struct {
 	login  *LoginOptions
 	client *http.Client // for metadata, registration and token requests
 	guard  *issuerGuard // its transport: where the login may send what (oauth_pin.go)
+	dpop   *dpopState   // DPoP keys, nonces and bound tokens (dpop.go)
 
 	mu      sync.Mutex
 	ts      oauth2.TokenSource // nil until there is a usable token
@@ -90,14 +91,18 @@ func (u *upstream) newOAuth() *oauthHandler {
 	if o.Tokens == nil && o.Login == nil && u.cfg.OAuth == nil {
 		return nil
 	}
-	h := &oauthHandler{u: u, url: u.cfg.URL, store: o.Tokens, login: o.Login}
+	h := &oauthHandler{u: u, url: u.cfg.URL, store: o.Tokens, login: o.Login, dpop: newDPoPState(u.cfg.Name, u.cfg.URL)}
 	if u.cfg.OAuth != nil {
 		h.cfg = *u.cfg.OAuth
 	}
 	h.client = h.authClient()
 	h.grant = h.cfg.Grant
 	if h.store != nil {
-		if l, err := h.store.load(h.url); err == nil && l != nil {
+		l, err := h.store.load(h.url)
+		if err != nil {
+			h.u.log.note("oauth", err.Error())
+		}
+		if err == nil && l != nil {
 			if h.cfg.Issuer == "" && l.Issuer != "" {
 				h.guard.setIssuer(l.Issuer) // the issuer of the stored login's refreshes
 			}
@@ -124,7 +129,8 @@ func (h *oauthHandler) resume(l *storedLogin) oauth2.TokenSource {
 	}
 	tmpl := *l
 	tmpl.Token = nil
-	return &persisting{src: soft{src}, store: h.store, login: tmpl, last: l.Token.AccessToken, onErr: h.noteErr}
+	h.dpop.resume(l.DPoP, l.TokenURL)
+	return presenting{src: &persisting{src: soft{src}, store: h.store, login: tmpl, last: l.Token.AccessToken, onErr: h.noteErr}, key: l.DPoP, s: h.dpop}
 }
 
 func (h *oauthHandler) noteErr(err error) {
@@ -248,6 +254,8 @@ func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 	if err != nil {
 		return err
 	}
+	h.dpop.beginLogin() // a new login gets a fresh DPoP key, if any
+	defer h.dpop.endLogin()
 	if grant == GrantClientCredentials {
 		return h.clientCredentials(ctx, req, resp)
 	}
@@ -371,15 +379,31 @@ func (h *oauthHandler) clientCredentials(ctx context.Context, req *http.Request,
 		return fmt.Errorf("getting a token with the client credentials: %w", err)
 	}
 	granted := scopesOf(tok, nil)
+	key, err := h.dpop.commit(tok)
+	if err != nil {
+		return err
+	}
+	h.noteDPoP(key, tok)
 	var ts oauth2.TokenSource = src
 	if h.store != nil {
-		l := storedLogin{URL: h.url, ClientID: h.cfg.ClientID, Scopes: granted, Grant: GrantClientCredentials, Issuer: h.expectedIssuer()}
+		l := storedLogin{URL: h.url, ClientID: h.cfg.ClientID, Scopes: granted, Grant: GrantClientCredentials, Issuer: h.expectedIssuer(), DPoP: key}
 		p := &persisting{src: soft{src}, store: h.store, login: l, onErr: h.noteErr}
 		_, _ = p.Token() // store it now
 		ts = p
 	}
-	h.setSource(ts, granted)
+	h.setSource(presenting{src: ts, key: key, s: h.dpop}, granted)
 	return nil
+}
+
+// noteDPoP says in the server's log how a new token is bound (never the
+// key or the token).
+func (h *oauthHandler) noteDPoP(key *dpopKey, tok *oauth2.Token) {
+	switch {
+	case key != nil && isDPoPToken(tok):
+		h.u.log.note("oauth", "the token is DPoP-bound: requests carry proofs signed with a key stored with the login")
+	case key != nil:
+		h.u.log.note("oauth", "the authorization server advertises DPoP but issued a "+tok.Type()+" token: it is sent as such; refreshes carry proofs")
+	}
 }
 
 // codeHandler is go-sdk's authorization code handler for this upstream,
@@ -447,16 +471,22 @@ func (h *oauthHandler) scopes(discovered []string) []string {
 // what refreshing it needs, and handed out from now on.
 func (h *oauthHandler) newTokenSource(ctx context.Context, cfg *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
 	granted := scopesOf(tok, cfg.Scopes)
+	key, err := h.dpop.commit(tok)
+	if err != nil {
+		return nil, err
+	}
+	h.noteDPoP(key, tok)
 	var ts oauth2.TokenSource = cfg.TokenSource(ctx, tok)
 	if h.store != nil {
 		l := storedLogin{URL: h.url, ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, AuthStyle: cfg.Endpoint.AuthStyle,
-			TokenURL: cfg.Endpoint.TokenURL, Scopes: granted, Grant: GrantAuthorizationCode, Issuer: h.expectedIssuer()}
+			TokenURL: cfg.Endpoint.TokenURL, Scopes: granted, Grant: GrantAuthorizationCode, Issuer: h.expectedIssuer(), DPoP: key}
 		p := &persisting{src: soft{ts}, store: h.store, login: l, onErr: h.noteErr}
 		if _, err := p.Token(); err != nil {
 			return nil, err
 		}
 		ts = p
 	}
+	ts = presenting{src: ts, key: key, s: h.dpop}
 	h.setSource(ts, granted)
 	h.u.log.note("oauth", "logged in; the token is stored (never in this log)")
 	return ts, nil
@@ -515,6 +545,7 @@ func (h *oauthHandler) close() {
 // logout forgets the stored login.
 func (h *oauthHandler) logout() (bool, error) {
 	h.setSource(nil, []string{})
+	h.dpop.resume(nil, "")
 	if h.store == nil {
 		return false, nil
 	}
@@ -620,6 +651,9 @@ type AuthInfo struct {
 	Scopes []string
 	// Grant is how the token was obtained.
 	Grant string
+	// DPoP is true when the token is DPoP-bound (RFC 9449): sent with
+	// proofs of a key stored with the login.
+	DPoP bool
 }
 
 // Authorization reports how a server is authorized (after Connect).
@@ -629,9 +663,13 @@ func (p *Pool) Authorization(name string) AuthInfo {
 		return AuthInfo{}
 	}
 	h := u.oauth
+	bound := false
+	if tok := h.current(); tok != "" {
+		bound = h.dpop.boundKey(tok) != nil
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return AuthInfo{OAuth: h.ts != nil, LoggedIn: h.attempts > 0 && h.ts != nil, Scopes: slices.Clone(h.granted), Grant: h.grant}
+	return AuthInfo{OAuth: h.ts != nil, LoggedIn: h.attempts > 0 && h.ts != nil, Scopes: slices.Clone(h.granted), Grant: h.grant, DPoP: bound}
 }
 
 // Forget deletes the stored login of a server URL; it reports whether

@@ -145,7 +145,7 @@ func carriesSecret(req *http.Request, secret string) (*http.Request, bool, error
 
 // authClient is the HTTP client of h's login requests, guarded.
 func (h *oauthHandler) authClient() *http.Client {
-	h.guard = &issuerGuard{base: http.DefaultTransport, server: h.u.cfg.Name, pinned: h.cfg.Issuer, secret: h.cfg.ClientSecret}
+	h.guard = &issuerGuard{base: &dpopAuthTransport{base: http.DefaultTransport, s: h.dpop}, server: h.u.cfg.Name, pinned: h.cfg.Issuer, secret: h.cfg.ClientSecret}
 	return &http.Client{Transport: h.guard, CheckRedirect: func(req *http.Request, via []*http.Request) error {
 		// A registration or token request is not sent on to another
 		// origin (net/http would resend its form with a 307 or 308).

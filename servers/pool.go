@@ -998,6 +998,9 @@ func (u *upstream) transport(ctx context.Context) (mcp.Transport, error) {
 		return &capturingTransport{Transport: u.stdio, capture: u.capture}, nil
 	case TransportHTTP, TransportSSE:
 		rt := &httpRoundTripper{base: http.DefaultTransport, headers: u.cfg.Headers, capture: u.capture}
+		if u.oauth != nil {
+			rt.dpop = u.oauth.dpop
+		}
 		hc := serverClient(rt, u.cfg.URL)
 		if u.cfg.Transport == TransportSSE {
 			// go-sdk's SSE transport has no OAuth hook: the round tripper

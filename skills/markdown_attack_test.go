@@ -66,7 +66,7 @@ func TestHostileProposalIsInertInMarkdown(t *testing.T) {
 	if _, err := approve(w, "hostile", ApproveOptions{ApprovedBy: "ZZQ <img src=x> `` @everyone \u202e", ApprovedAt: fixedNow()}); err != nil {
 		t.Fatal(err)
 	}
-	propose(hostileDescription, `{"r":"ZZQ </code> `+"``"+` [x]: https://evil.example \u202e"}`, "// ZZQ ` <b>bold</b> `\n")
+	propose(hostileDescription, `{"r":"ZZQ </code> `+"``"+` [x]: https://evil.example \u202e"}`, "// ZZQ ` <b>bold</b> `\n/*\n```\n# ZZQ out of the fence\n````\n*/\n")
 	card, err := w.Show("hostile")
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,10 @@ type LoginReport struct {
 	Status string   `json:"status"`
 	Scopes []string `json:"scopes,omitempty"`
 	Grant  string   `json:"grant,omitempty"`
-	Tools  int      `json:"tools"`
+	// DPoP is true when the token is DPoP-bound (RFC 9449) to a key
+	// stored with the login.
+	DPoP  bool `json:"dpop,omitempty"`
+	Tools int  `json:"tools"`
 	// TokenDir is where the login is stored (the token itself is never
 	// shown).
 	TokenDir string `json:"tokenDir,omitempty"`
@@ -56,7 +59,7 @@ func (w *Workspace) Login(ctx context.Context, name string, openURL func(ctx con
 		return nil, err
 	}
 	info := pool.Authorization(cfg.Name)
-	rep := &LoginReport{Server: cfg.Name, Scopes: info.Scopes, Grant: info.Grant, Tools: len(l.Tools), TokenDir: w.app.TokenDir}
+	rep := &LoginReport{Server: cfg.Name, Scopes: info.Scopes, Grant: info.Grant, DPoP: info.DPoP, Tools: len(l.Tools), TokenDir: w.app.TokenDir}
 	switch {
 	case info.LoggedIn:
 		rep.Status = LoginDone
