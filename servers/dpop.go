@@ -461,8 +461,7 @@ func withBody(req *http.Request, body []byte) *http.Request {
 	if body == nil && (req.Body == nil || req.Body == http.NoBody) {
 		return r
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	setBody(r, body)
 	r.ContentLength = int64(len(body))
 	return r
 }
