@@ -107,6 +107,8 @@ export default (await callMCPTool("who", "whoami", {})).content[0].text;`),
 	}
 }
 
+// writeConfigFile writes text to the mcp.json at path as a new file (a
+// new inode: an edit a session notices at once).
 func writeConfigFile(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path+".tmp", []byte(text), 0o644); err != nil {

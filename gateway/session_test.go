@@ -172,12 +172,7 @@ func (f *sessionFixture) writeConfig(t *testing.T, names []string, version strin
 		entries[n] = map[string]any{"command": "unused", "args": []string{version}}
 	}
 	data, _ := json.Marshal(map[string]any{"mcpServers": entries})
-	if err := os.WriteFile(f.cfg+".tmp", data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(f.cfg+".tmp", f.cfg); err != nil { // a new inode: an edit the session notices at once
-		t.Fatal(err)
-	}
+	writeConfigFile(t, f.cfg, string(data))
 }
 
 func (f *sessionFixture) startsOf(name string) int {
