@@ -87,24 +87,7 @@ func TestOAuthDPoPLoginKeyNeverShown(t *testing.T) {
 	writeFile(t, filepath.Join(ws, "mcp.json"), fmt.Sprintf(`{"mcpServers": {"secure": {"type": "http", "url": "%s/mcp"}}}`, base))
 	urls := filepath.Join(t.TempDir(), "browser-urls")
 	env := []string{"XDG_CONFIG_HOME=" + home, "HOME=" + home, "BROWSER=echo >> " + shellQuote(urls)}
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() { // the person at the browser
-		seen := 0
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			data, _ := os.ReadFile(urls)
-			for lines := strings.Fields(string(data)); seen < len(lines); seen++ {
-				if resp, err := http.Get(lines[seen]); err == nil {
-					resp.Body.Close()
-				}
-			}
-		}
-	}()
+	browseLogins(t, urls)
 	var outputs strings.Builder
 	run := func(args ...string) runResult {
 		t.Helper()
