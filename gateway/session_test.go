@@ -266,19 +266,12 @@ func TestSessionForwardsQuestionsAndNotices(t *testing.T) {
 		t.Errorf("the session's own meta reached the handler: %v", asked.Params.Meta)
 	}
 
-	var mu sync.Mutex
-	var notices []string
-	ctx := mcptool.WithNotices(t.Context(), &mcptool.NoticeSink{Send: func(n mcptool.Notice) {
-		mu.Lock()
-		notices = append(notices, n.Text())
-		mu.Unlock()
-	}})
+	var notices noticeLog
+	ctx := mcptool.WithNotices(t.Context(), notices.sink())
 	if got := callText(t, run, ctx, "state", "chatty"); got != "done" {
 		t.Fatalf("chatty: %q", got)
 	}
-	mu.Lock()
-	got := strings.Join(notices, "\n")
-	mu.Unlock()
+	got := notices.String()
 	if want := "[state progress] 1/2 step\n[state progress] 2/2 step\n[state warning] careful"; got != want {
 		t.Errorf("notices before the answer:\n%s\nwant:\n%s", got, want)
 	}
