@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -133,16 +132,8 @@ func TestOAuthDPoPLoginKeyNeverShown(t *testing.T) {
 	if err := json.Unmarshal(data, &stored); err != nil || len(stored.Key.D) < 40 {
 		t.Fatalf("the token file holds no DPoP key: %v", err)
 	}
-	var everything strings.Builder
-	everything.WriteString(outputs.String())
-	_ = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			data, _ := os.ReadFile(p)
-			everything.Write(data)
-		}
-		return nil
-	})
-	if strings.Contains(everything.String(), stored.Key.D) {
+	everything := outputsAndFiles(outputs.String(), ws)
+	if strings.Contains(everything, stored.Key.D) {
 		t.Errorf("the DPoP private key shows in an output, a log or a workspace file")
 	}
 	logs, _ := os.ReadFile(filepath.Join(ws, ".mcpcode", "logs", "secure.log"))

@@ -147,6 +147,21 @@ func (f *oauthFixture) counts() (authorized, refreshed int, issued []string) {
 	return f.authorized, f.refreshed, append([]string(nil), f.issued...)
 }
 
+// outputsAndFiles is everything a secret must not show in: the commands'
+// outputs and every file of the workspace ws (its logs included).
+func outputsAndFiles(outputs, ws string) string {
+	var everything strings.Builder
+	everything.WriteString(outputs)
+	_ = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := os.ReadFile(p)
+			everything.Write(data)
+		}
+		return nil
+	})
+	return everything.String()
+}
+
 // browseLogins is the person at the browser: until the test ends, it
 // loads each URL the BROWSER command appended to the file urls, following
 // the redirects, and sends what each load came to on the channel returned
@@ -270,17 +285,9 @@ console.log(r.content[0].text);`)
 	if !strings.Contains(string(stored), last) {
 		t.Errorf("the stored login does not hold the refreshed token")
 	}
-	var everything strings.Builder
-	everything.WriteString(outputs.String())
-	_ = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			data, _ := os.ReadFile(p)
-			everything.Write(data)
-		}
-		return nil
-	})
+	everything := outputsAndFiles(outputs.String(), ws)
 	for _, tok := range issued {
-		if strings.Contains(everything.String(), tok) {
+		if strings.Contains(everything, tok) {
 			t.Errorf("a token (%s…) shows in an output, a log or a workspace file", tok[:9])
 		}
 	}
