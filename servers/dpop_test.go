@@ -193,11 +193,28 @@ func TestDPoPKeyStoredNeverShown(t *testing.T) {
 			t.Errorf("printing shows the private key: %s", shown)
 		}
 	}
-	for _, bad := range []string{`{"kty":"EC","crv":"P-384","d":"AAAA"}`, `{"kty":"EC","crv":"P-256","d":"not base64!"}`, `{"kty":"EC","crv":"P-256","d":"AAAA"}`, `{"kty":"RSA"}`} {
+	// A hostile or damaged login file: another curve or key type with a
+	// scalar that would be a valid P-256 key, the scalars 0 and the group
+	// order n, a scalar too long.
+	n := base64.RawURLEncoding.EncodeToString(elliptic.P256().Params().N.Bytes())
+	zero := base64.RawURLEncoding.EncodeToString(make([]byte, 32))
+	long := base64.RawURLEncoding.EncodeToString(append([]byte{0}, d...))
+	for _, bad := range []string{`{"kty":"EC","crv":"P-384","d":"AAAA"}`, `{"kty":"EC","crv":"P-256","d":"not base64!"}`, `{"kty":"EC","crv":"P-256","d":"AAAA"}`, `{"kty":"RSA"}`,
+		`{"kty":"EC","crv":"P-384","d":"` + secret + `"}`, `{"kty":"OKP","crv":"P-256","d":"` + secret + `"}`,
+		`{"kty":"EC","crv":"P-256","d":"` + zero + `"}`, `{"kty":"EC","crv":"P-256","d":"` + n + `"}`, `{"kty":"EC","crv":"P-256","d":"` + long + `"}`} {
 		var k dpopKey
 		if err := json.Unmarshal([]byte(bad), &k); err == nil {
 			t.Errorf("stored key %s accepted", bad)
 		}
+	}
+	// Public coordinates that are not the private key's are not believed:
+	// proofs carry the key that signs them.
+	other, _ := newDPoPKey()
+	var pub storedDPoPKey
+	_ = json.Unmarshal(other.jwk, &pub)
+	var k dpopKey
+	if err := json.Unmarshal([]byte(`{"kty":"EC","crv":"P-256","x":"`+pub.X+`","y":"`+pub.Y+`","d":"`+secret+`"}`), &k); err != nil || k.thumbprint() != key.thumbprint() {
+		t.Errorf("a stored key with another key's x and y: %v, thumbprint %s, want the private key's %s", err, k.thumbprint(), key.thumbprint())
 	}
 }
 

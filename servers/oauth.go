@@ -98,7 +98,11 @@ func (u *upstream) newOAuth() *oauthHandler {
 	h.client = h.authClient()
 	h.grant = h.cfg.Grant
 	if h.store != nil {
-		if l, err := h.store.load(h.url); err == nil && l != nil {
+		l, err := h.store.load(h.url)
+		if err != nil {
+			h.u.log.note("oauth", err.Error())
+		}
+		if err == nil && l != nil {
 			if h.cfg.Issuer == "" && l.Issuer != "" {
 				h.guard.setIssuer(l.Issuer) // the issuer of the stored login's refreshes
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,7 +19,9 @@ import (
 // TokenStore keeps OAuth tokens for upstream servers, per user, outside any
 // workspace (the CLI uses os.UserConfigDir()/mcpcode/tokens): one file per
 // server URL, readable by the user only (0600, in a 0700 directory). A
-// token is never printed or logged; only this store writes it down.
+// token is never printed or logged; only this store writes it down. A file
+// that is not a plain file of the user's own, private, is not used, and
+// nothing is written into a directory another user owns (ownFile).
 type TokenStore struct {
 	// Dir is the directory of the token files.
 	Dir string
@@ -64,10 +67,26 @@ func (s *TokenStore) fileFor(url string) string {
 func (s *TokenStore) load(url string) (*storedLogin, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	data, err := os.ReadFile(s.fileFor(url))
+	path := s.fileFor(url)
+	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the stored login: %w", err)
+	}
+	if err := ownFile("the stored login", path, fi); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the stored login: %w", err)
+	}
+	defer f.Close()
+	if opened, err := f.Stat(); err != nil || !os.SameFile(fi, opened) {
+		return nil, fmt.Errorf("the stored login %s changed while mcpcode read it: try again", path)
+	}
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("reading the stored login: %w", err)
 	}
@@ -78,6 +97,27 @@ func (s *TokenStore) load(url string) (*storedLogin, error) {
 	return &l, nil
 }
 
+// ownFile refuses a token file that is not a plain file of the user's own
+// that nobody else may read or write: a login another account planted (its
+// token and DPoP key) would carry the person's tool calls, and one others
+// may read gives its token away.
+func ownFile(what, path string, fi os.FileInfo) error {
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s %s is not a regular file: mcpcode does not use it; remove it and log in again (mcpcode auth)", what, path)
+	}
+	uid, ok := ownerOf(fi)
+	if !ok {
+		return nil // no unix owner and mode (Windows)
+	}
+	if int(uid) != effectiveUID() {
+		return fmt.Errorf("%s %s belongs to another user (uid %d, not %d): mcpcode does not use it; remove it and log in again (mcpcode auth)", what, path, uid, effectiveUID())
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("%s %s may be read or written by others (mode %04o): mcpcode does not use it; run chmod 600 %s, or remove it and log in again", what, path, fi.Mode().Perm(), path)
+	}
+	return nil
+}
+
 // save writes a login atomically, readable by the user only.
 func (s *TokenStore) save(l *storedLogin) error {
 	s.mu.Lock()
@@ -86,6 +126,12 @@ func (s *TokenStore) save(l *storedLogin) error {
 		return fmt.Errorf("creating the token directory: %w", err)
 	}
 	_ = os.Chmod(s.Dir, 0o700)
+	if fi, err := os.Stat(s.Dir); err == nil {
+		if uid, ok := ownerOf(fi); ok && int(uid) != effectiveUID() {
+			return fmt.Errorf("the token directory %s belongs to another user (uid %d, not %d), who could replace the logins in it: "+
+				"mcpcode stores no token there; remove it, or set XDG_CONFIG_HOME to a directory of your own", s.Dir, uid, effectiveUID())
+		}
+	}
 	l.Updated = time.Now().UTC().Truncate(time.Second)
 	data, err := json.MarshalIndent(l, "", "  ")
 	if err != nil {

@@ -80,22 +80,27 @@ func cmdAuth(a *cli, args []string) int {
 		writeJSON(a.stdout, rep)
 		return exitOK
 	}
+	fmt.Fprintln(a.stdout, loginSummary(rep))
+	return exitOK
+}
+
+// loginSummary is what mcpcode auth says about a login. The scopes come
+// from the authorization server and are shown escaped (internal/visible).
+func loginSummary(rep *app.LoginReport) string {
 	scopes := ""
 	if len(rep.Scopes) > 0 {
-		scopes = " (scopes: " + strings.Join(rep.Scopes, " ") + ")"
+		scopes = " (scopes: " + visible.Line(strings.Join(rep.Scopes, " ")) + ")"
 	}
 	if rep.DPoP {
 		scopes += " with a DPoP-bound token"
 	}
 	switch rep.Status {
 	case app.LoginDone:
-		fmt.Fprintf(a.stdout, "Logged in to %s%s; %s listed. The token is stored in %s, readable only by you.\n", rep.Server, scopes, plural(rep.Tools, "tool"), rep.TokenDir)
+		return fmt.Sprintf("Logged in to %s%s; %s listed. The token is stored in %s, readable only by you.", rep.Server, scopes, plural(rep.Tools, "tool"), rep.TokenDir)
 	case app.LoginAlready:
-		fmt.Fprintf(a.stdout, "Already logged in to %s%s; %s listed. To log in again: mcpcode auth --logout %s, then mcpcode auth %s.\n", rep.Server, scopes, plural(rep.Tools, "tool"), rep.Server, rep.Server)
-	default:
-		fmt.Fprintf(a.stdout, "%s asks for no login; %s listed.\n", rep.Server, plural(rep.Tools, "tool"))
+		return fmt.Sprintf("Already logged in to %s%s; %s listed. To log in again: mcpcode auth --logout %s, then mcpcode auth %s.", rep.Server, scopes, plural(rep.Tools, "tool"), rep.Server, rep.Server)
 	}
-	return exitOK
+	return fmt.Sprintf("%s asks for no login; %s listed.", rep.Server, plural(rep.Tools, "tool"))
 }
 
 // tokenDir is where OAuth logins are stored: the user config directory
