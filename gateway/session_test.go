@@ -163,6 +163,21 @@ func newSessionFixtureWith(t *testing.T, idle time.Duration, custom map[string]f
 	return f
 }
 
+// waitStopped waits for the session to end by itself, without an error;
+// failing the test with "notStopped" if it has not after a minute.
+func (f *sessionFixture) waitStopped(t *testing.T, notStopped string) {
+	t.Helper()
+	select {
+	case err := <-f.done:
+		if err != nil {
+			t.Fatalf("the session ended with %v", err)
+		}
+		f.done <- nil // for the cleanup
+	case <-time.After(60 * time.Second):
+		t.Fatal(notStopped)
+	}
+}
+
 // writeConfig writes mcp.json with one server per name, each with the
 // argument version.
 func (f *sessionFixture) writeConfig(t *testing.T, names []string, version string) {
@@ -347,15 +362,7 @@ func TestSessionStops(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			select {
-			case err := <-f.done:
-				if err != nil {
-					t.Fatalf("the session ended with %v", err)
-				}
-				f.done <- nil // for the cleanup
-			case <-time.After(30 * time.Second):
-				t.Fatal("the session did not stop")
-			}
+			f.waitStopped(t, "the session did not stop")
 			if _, err := os.Lstat(filepath.Join(f.ws.Session(), session.SocketName)); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("the socket is still there: %v", err)
 			}
