@@ -99,7 +99,6 @@ type sessionFixture struct {
 	starts map[string]int
 	done   chan error
 	status session.Status
-	cancel context.CancelFunc
 }
 
 func newSessionFixture(t *testing.T, idle time.Duration, names ...string) *sessionFixture {
@@ -114,7 +113,7 @@ func newSessionFixtureWith(t *testing.T, idle time.Duration, custom map[string]f
 	if !session.Supported {
 		t.Skip("sessions need Linux")
 	}
-	f := &sessionFixture{starts: map[string]int{}, done: make(chan error, 1)}
+	f := &sessionFixture{starts: map[string]int{}}
 	dir := t.TempDir()
 	f.cfg = filepath.Join(dir, "mcp.json")
 	f.writeConfig(t, names, "1")
@@ -139,28 +138,40 @@ func newSessionFixtureWith(t *testing.T, idle time.Duration, custom map[string]f
 		t.Fatal(err)
 	}
 	f.ws = ws
+	f.status, f.done = serveSession(t, ws, idle)
+	return f
+}
+
+// serveSession serves ws's session (stopping when idle for idle, 0: never)
+// until the test ends. It returns the session's status once it listens,
+// and the channel its end comes on (a test that sees the end puts nil
+// back, for the cleanup).
+func serveSession(t *testing.T, ws *app.Workspace, idle time.Duration) (session.Status, chan error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	f.cancel = cancel
-	ready := make(chan session.Status, 1)
+	done, ready := make(chan error, 1), make(chan session.Status, 1)
 	go func() {
-		f.done <- ServeSession(ctx, ws, SessionOptions{Idle: idle, Ready: func(st session.Status) { ready <- st }})
+		done <- ServeSession(ctx, ws, SessionOptions{Idle: idle, Ready: func(st session.Status) { ready <- st }})
 	}()
+	var st session.Status
 	select {
-	case f.status = <-ready:
-	case err := <-f.done:
+	case st = <-ready:
+	case err := <-done:
+		cancel()
 		t.Fatalf("the session did not start: %v", err)
 	case <-time.After(30 * time.Second):
+		cancel()
 		t.Fatal("the session never listened")
 	}
 	t.Cleanup(func() {
 		cancel()
 		select {
-		case <-f.done:
+		case <-done:
 		case <-time.After(30 * time.Second):
 			t.Error("the session did not end when its context did")
 		}
 	})
-	return f
+	return st, done
 }
 
 // waitStopped waits for the session to end by itself, without an error;
