@@ -434,17 +434,13 @@ func (p presenting) Token() (*oauth2.Token, error) {
 	return tok, nil
 }
 
-// replayableBody returns req's body to sign and send again: from GetBody,
-// or read once (nil, false when there is a body that cannot be read
-// again).
+// replayableBody returns req's body, read through GetBody, to sign and
+// send again, and whether it can be sent again: not when req has a body
+// but no GetBody (nothing is read then: the caller decides).
 func replayableBody(req *http.Request) ([]byte, bool, error) {
-	if req.Body == nil || req.Body == http.NoBody {
-		if req.GetBody == nil {
-			return nil, true, nil
-		}
-	}
 	if req.GetBody == nil {
-		return nil, false, nil
+		noBody := req.Body == nil || req.Body == http.NoBody
+		return nil, noBody, nil
 	}
 	rc, err := req.GetBody()
 	if err != nil {
