@@ -15,9 +15,9 @@ import (
 )
 
 // Regexp is a regular expression compiled on first use. Its methods are
-// those of regexp.Regexp that mcpcode calls; New panics on first use, as
-// regexp.MustCompile does at start-up, when the expression does not
-// compile (a test that uses it finds that).
+// those of regexp.Regexp that mcpcode calls; an expression that does not
+// compile panics on first use, as regexp.MustCompile does at start-up
+// (CheckAll finds it in a test first).
 type Regexp struct {
 	expr string
 	once sync.Once
