@@ -142,7 +142,6 @@ func (w *Workspace) StopSession(ctx context.Context) (*SessionStatus, error) {
 	return &st, nil
 }
 
-
 // dialSession connects to the workspace's session; ErrNoSession when no
 // socket is there or nothing listens on it.
 func (w *Workspace) dialSession(ctx context.Context, h *ClientHandlers) (*servers.Session, error) {
