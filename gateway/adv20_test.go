@@ -10,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/mcpcode/mcpcode/internal/app"
 	"github.com/mcpcode/mcpcode/internal/session"
@@ -54,22 +53,7 @@ func sessionOf(t *testing.T, upstream func() *mcp.Server) *app.Workspace {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done, ready := make(chan error, 1), make(chan struct{})
-	go func() {
-		done <- ServeSession(ctx, ws, SessionOptions{Ready: func(session.Status) { close(ready) }})
-	}()
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("the session did not start: %v", err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("the session never listened")
-	}
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
+	serveSession(t, ws, 0)
 	return ws
 }
 

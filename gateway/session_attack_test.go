@@ -342,15 +342,7 @@ func TestSessionStopsWithACallInFlight(t *testing.T) {
 	if _, err := f.dial(t, nil).Stop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-f.done:
-		if err != nil {
-			t.Errorf("the session ended with %v", err)
-		}
-		f.done <- nil // for the cleanup
-	case <-time.After(60 * time.Second):
-		t.Fatal("the session did not stop while a call hung")
-	}
+	f.waitStopped(t, "the session did not stop while a call hung")
 	if err := <-failed; err == nil {
 		t.Error("the hung call succeeded")
 	}

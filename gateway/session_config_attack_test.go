@@ -18,27 +18,6 @@ import (
 // Attacks on a workspace session's lifecycle: what it serves must be what
 // the run would start itself.
 
-// startSession serves ws's session until the test ends.
-func startSession(t *testing.T, ws *app.Workspace) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	ready := make(chan struct{})
-	go func() {
-		done <- ServeSession(ctx, ws, SessionOptions{Ready: func(session.Status) { close(ready) }})
-	}()
-	select {
-	case <-ready:
-	case err := <-done:
-		cancel()
-		t.Fatalf("the session did not start: %v", err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-}
-
 // whoUpstream is a server that says which token it was started with.
 func whoUpstream(token string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "who", Version: "1"}, nil)
@@ -76,7 +55,7 @@ func TestRunDoesNotUseASessionWithOtherValues(t *testing.T) {
 		}
 		return ws
 	}
-	startSession(t, open("TOKEN=session-account"))
+	serveSession(t, open("TOKEN=session-account"), 0)
 	for _, c := range []struct {
 		environ      []string
 		want         string
@@ -107,6 +86,8 @@ export default (await callMCPTool("who", "whoami", {})).content[0].text;`),
 	}
 }
 
+// writeConfigFile writes text to the mcp.json at path as a new file (a
+// new inode: an edit a session notices at once).
 func writeConfigFile(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path+".tmp", []byte(text), 0o644); err != nil {
@@ -138,7 +119,7 @@ func TestSessionServesMcpJSONAsItIsWhenItListens(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeConfigFile(t, cfg, `{"mcpServers": {"who": {"command": "unused", "args": ["new"]}}}`)
-	startSession(t, ws)
+	serveSession(t, ws, 0)
 	run, err := servers.DialSession(t.Context(), ws.Session(), servers.SessionOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -99,7 +99,6 @@ type sessionFixture struct {
 	starts map[string]int
 	done   chan error
 	status session.Status
-	cancel context.CancelFunc
 }
 
 func newSessionFixture(t *testing.T, idle time.Duration, names ...string) *sessionFixture {
@@ -114,7 +113,7 @@ func newSessionFixtureWith(t *testing.T, idle time.Duration, custom map[string]f
 	if !session.Supported {
 		t.Skip("sessions need Linux")
 	}
-	f := &sessionFixture{starts: map[string]int{}, done: make(chan error, 1)}
+	f := &sessionFixture{starts: map[string]int{}}
 	dir := t.TempDir()
 	f.cfg = filepath.Join(dir, "mcp.json")
 	f.writeConfig(t, names, "1")
@@ -139,28 +138,55 @@ func newSessionFixtureWith(t *testing.T, idle time.Duration, custom map[string]f
 		t.Fatal(err)
 	}
 	f.ws = ws
+	f.status, f.done = serveSession(t, ws, idle)
+	return f
+}
+
+// serveSession serves ws's session (stopping when idle for idle, 0: never)
+// until the test ends. It returns the session's status once it listens,
+// and the channel its end comes on (a test that sees the end puts nil
+// back, for the cleanup).
+func serveSession(t *testing.T, ws *app.Workspace, idle time.Duration) (session.Status, chan error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	f.cancel = cancel
-	ready := make(chan session.Status, 1)
+	done, ready := make(chan error, 1), make(chan session.Status, 1)
 	go func() {
-		f.done <- ServeSession(ctx, ws, SessionOptions{Idle: idle, Ready: func(st session.Status) { ready <- st }})
+		done <- ServeSession(ctx, ws, SessionOptions{Idle: idle, Ready: func(st session.Status) { ready <- st }})
 	}()
+	var st session.Status
 	select {
-	case f.status = <-ready:
-	case err := <-f.done:
+	case st = <-ready:
+	case err := <-done:
+		cancel()
 		t.Fatalf("the session did not start: %v", err)
 	case <-time.After(30 * time.Second):
+		cancel()
 		t.Fatal("the session never listened")
 	}
 	t.Cleanup(func() {
 		cancel()
 		select {
-		case <-f.done:
+		case <-done:
 		case <-time.After(30 * time.Second):
 			t.Error("the session did not end when its context did")
 		}
 	})
-	return f
+	return st, done
+}
+
+// waitStopped waits for the session to end by itself, without an error;
+// failing the test with "notStopped" if it has not after a minute.
+func (f *sessionFixture) waitStopped(t *testing.T, notStopped string) {
+	t.Helper()
+	select {
+	case err := <-f.done:
+		if err != nil {
+			t.Fatalf("the session ended with %v", err)
+		}
+		f.done <- nil // for the cleanup
+	case <-time.After(60 * time.Second):
+		t.Fatal(notStopped)
+	}
 }
 
 // writeConfig writes mcp.json with one server per name, each with the
@@ -172,12 +198,7 @@ func (f *sessionFixture) writeConfig(t *testing.T, names []string, version strin
 		entries[n] = map[string]any{"command": "unused", "args": []string{version}}
 	}
 	data, _ := json.Marshal(map[string]any{"mcpServers": entries})
-	if err := os.WriteFile(f.cfg+".tmp", data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(f.cfg+".tmp", f.cfg); err != nil { // a new inode: an edit the session notices at once
-		t.Fatal(err)
-	}
+	writeConfigFile(t, f.cfg, string(data))
 }
 
 func (f *sessionFixture) startsOf(name string) int {
@@ -271,19 +292,12 @@ func TestSessionForwardsQuestionsAndNotices(t *testing.T) {
 		t.Errorf("the session's own meta reached the handler: %v", asked.Params.Meta)
 	}
 
-	var mu sync.Mutex
-	var notices []string
-	ctx := mcptool.WithNotices(t.Context(), &mcptool.NoticeSink{Send: func(n mcptool.Notice) {
-		mu.Lock()
-		notices = append(notices, n.Text())
-		mu.Unlock()
-	}})
+	var notices noticeLog
+	ctx := mcptool.WithNotices(t.Context(), notices.sink())
 	if got := callText(t, run, ctx, "state", "chatty"); got != "done" {
 		t.Fatalf("chatty: %q", got)
 	}
-	mu.Lock()
-	got := strings.Join(notices, "\n")
-	mu.Unlock()
+	got := notices.String()
 	if want := "[state progress] 1/2 step\n[state progress] 2/2 step\n[state warning] careful"; got != want {
 		t.Errorf("notices before the answer:\n%s\nwant:\n%s", got, want)
 	}
@@ -359,15 +373,7 @@ func TestSessionStops(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			select {
-			case err := <-f.done:
-				if err != nil {
-					t.Fatalf("the session ended with %v", err)
-				}
-				f.done <- nil // for the cleanup
-			case <-time.After(30 * time.Second):
-				t.Fatal("the session did not stop")
-			}
+			f.waitStopped(t, "the session did not stop")
 			if _, err := os.Lstat(filepath.Join(f.ws.Session(), session.SocketName)); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("the socket is still there: %v", err)
 			}

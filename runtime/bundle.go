@@ -463,8 +463,10 @@ func sourcePosition(src string, off int) (line, col int, text string) {
 // PrepareBundler has esbuild parse its runtime helpers, which it does once
 // per process, at the first build: a worker waiting for its job does it
 // then, so that the job's bundling does not (about half the CPU of
-// bundling a small program in a fresh process). The options that select
-// the helpers' variant are Bundle's.
+// bundling a small program in a fresh process). esbuild keeps one parse
+// per set of unsupported features and minify settings: Target and
+// Supported must stay Bundle's (and neither minifies), or the job parses
+// its own variant again.
 func PrepareBundler() {
 	api.Transform("", api.TransformOptions{Target: api.ESNext, Supported: goSupported, Format: api.FormatESModule,
 		Platform: api.PlatformNeutral, LogLevel: api.LogLevelSilent})

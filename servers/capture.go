@@ -553,8 +553,7 @@ func (t *httpRoundTripper) authorized(req *http.Request) (*http.Response, error)
 		if err != nil {
 			return nil, err
 		}
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		setBody(req, body)
 	}
 	send := func() (*http.Request, *http.Response, error) {
 		r := req.Clone(req.Context())
@@ -584,6 +583,12 @@ func (t *httpRoundTripper) authorized(req *http.Request) (*http.Response, error)
 	return resp, err
 }
 
+// setBody makes r send body, read once already, each time it is sent.
+func setBody(r *http.Request, body []byte) {
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+}
+
 func (t *httpRoundTripper) roundTrip(req *http.Request) (*http.Response, error) {
 	if t.capture != nil && req.Body != nil && req.Method == http.MethodPost {
 		body, err := io.ReadAll(req.Body)
@@ -591,8 +596,7 @@ func (t *httpRoundTripper) roundTrip(req *http.Request) (*http.Response, error) 
 		if err != nil {
 			return nil, err
 		}
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		setBody(req, body)
 		t.decode(body, func(m jsonrpc.Message) { t.capture.outgoing(req.Context(), m) })
 	}
 	resp, err := t.send(req)

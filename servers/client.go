@@ -105,21 +105,31 @@ func (f *inflight) begin(ctx context.Context) func() {
 func (f *inflight) sinks() []*mcptool.NoticeSink {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if _, ok := f.oneRequester(); !ok {
+		return nil
+	}
 	var out []*mcptool.NoticeSink
-	first := true
-	var h *ClientHandlers
 	for _, c := range f.calls {
-		switch {
-		case first:
-			h, first = c.h, false
-		case c.h != h:
-			return nil
-		}
 		if c.sink != nil && c.sink.Send != nil && !slices.Contains(out, c.sink) {
 			out = append(out, c.sink)
 		}
 	}
 	return out
+}
+
+// oneRequester returns one of the calls in flight, and whether they all
+// belong to one requester (the same handlers); f.mu is held.
+func (f *inflight) oneRequester() (one inflightCall, ok bool) {
+	first := true
+	for _, c := range f.calls {
+		switch {
+		case first:
+			one, first = c, false
+		case c.h != one.h:
+			return inflightCall{}, false
+		}
+	}
+	return one, true
 }
 
 // declinedError is a server's question that nobody here can answer.
@@ -147,15 +157,11 @@ func (f *inflight) route(def *ClientHandlers) (h *ClientHandlers, callCtx contex
 	if len(f.calls) == 0 {
 		return nil, nil, errNoCall
 	}
-	first := true
-	for _, c := range f.calls {
-		switch {
-		case first:
-			h, callCtx, first = c.h, c.ctx, false
-		case c.h != h:
-			return nil, nil, errAmbiguous
-		}
+	c, ok := f.oneRequester()
+	if !ok {
+		return nil, nil, errAmbiguous
 	}
+	h, callCtx = c.h, c.ctx
 	if h == nil {
 		h = def
 	}

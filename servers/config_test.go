@@ -2,6 +2,7 @@ package servers
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -289,5 +290,65 @@ func TestHeadersNullOrEmpty(t *testing.T) {
 		if crm.Err == nil || crm.Err.Error() != tc.want {
 			t.Errorf("headers %s: error %v, want %s", tc.headers, crm.Err, tc.want)
 		}
+	}
+}
+
+// TestEntryDigestCoversEveryField: a workspace session is used only when
+// its entries' digests are the run's (OtherEntries), so every field of an
+// entry, those never printed (Env, Headers, the client secret, Err)
+// included, must change the digest, as each makes sameEntry restart the
+// server. A field added to ServerConfig or OAuthConfig is covered here
+// without a new case.
+func TestEntryDigestCoversEveryField(t *testing.T) {
+	t.Parallel()
+	base := ServerConfig{Name: "s", OAuth: &OAuthConfig{}}
+	differs := func(what string, changed ServerConfig) {
+		t.Helper()
+		if sameEntry(base, changed) {
+			t.Fatalf("%s: the change made no difference to sameEntry either", what)
+		}
+		if changed.digest() == base.digest() {
+			t.Errorf("%s changes the entry (sameEntry) but not its digest", what)
+		}
+		if changed.Err != nil {
+			return // the run cannot use it anyway: OtherEntries leaves it out
+		}
+		if got := (&Config{Servers: []ServerConfig{changed}}).OtherEntries((&Config{Servers: []ServerConfig{base}}).EntryDigests()); !reflect.DeepEqual(got, []string{"s"}) {
+			t.Errorf("%s: OtherEntries %q, want [s]", what, got)
+		}
+	}
+	set := func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString("x")
+		case reflect.Slice:
+			v.Set(reflect.ValueOf([]string{"x"}))
+		case reflect.Map:
+			v.Set(reflect.ValueOf(map[string]string{"K": "x"}))
+		case reflect.Interface:
+			v.Set(reflect.ValueOf(errors.New("x")))
+		case reflect.Pointer:
+			v.Set(reflect.Zero(v.Type()))
+		default:
+			t.Fatalf("a field of kind %s: teach this test to change it", v.Kind())
+		}
+	}
+	st := reflect.TypeFor[ServerConfig]()
+	for i := range st.NumField() {
+		if st.Field(i).Name == "Name" {
+			continue // another server, not another entry
+		}
+		c := base
+		c.OAuth = &OAuthConfig{}
+		set(reflect.ValueOf(&c).Elem().Field(i))
+		differs("ServerConfig."+st.Field(i).Name, c)
+	}
+	ot := reflect.TypeFor[OAuthConfig]()
+	for i := range ot.NumField() {
+		o := OAuthConfig{}
+		set(reflect.ValueOf(&o).Elem().Field(i))
+		c := base
+		c.OAuth = &o
+		differs("OAuthConfig."+ot.Field(i).Name, c)
 	}
 }

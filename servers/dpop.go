@@ -51,6 +51,10 @@ const maxDPoPNonce = 512
 // maxDPoPBoundTokens bounds the access tokens remembered as DPoP-bound.
 const maxDPoPBoundTokens = 8
 
+// maxDPoPNonceOrigins bounds the origins whose last nonce is remembered
+// (the authorization server's and the MCP server's; more start afresh).
+const maxDPoPNonceOrigins = 8
+
 // maxTokenErrorBody bounds what is read of a token endpoint's 400 answer
 // to see whether it asks for a nonce.
 const maxTokenErrorBody = 64 << 10
@@ -73,7 +77,7 @@ func newDPoPKey() (*dpopKey, error) {
 func dpopKeyOf(priv *ecdsa.PrivateKey) (*dpopKey, error) {
 	pub, err := priv.PublicKey.Bytes() // 0x04 || X || Y
 	if err != nil || len(pub) != 65 {
-		return nil, fmt.Errorf("the DPoP key is not a P-256 key")
+		return nil, errors.New("the DPoP key is not a P-256 key")
 	}
 	b64 := base64.RawURLEncoding.EncodeToString
 	jwk := fmt.Sprintf(`{"crv":"P-256","kty":"EC","x":%q,"y":%q}`, b64(pub[1:33]), b64(pub[33:]))
@@ -400,7 +404,7 @@ func (s *dpopState) noteNonce(origin string, resp *http.Response) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.nonces[origin]; !ok && len(s.nonces) >= 8 {
+	if _, ok := s.nonces[origin]; !ok && len(s.nonces) >= maxDPoPNonceOrigins {
 		clear(s.nonces)
 	}
 	s.nonces[origin] = n
@@ -430,17 +434,13 @@ func (p presenting) Token() (*oauth2.Token, error) {
 	return tok, nil
 }
 
-// replayableBody returns req's body to sign and send again: from GetBody,
-// or read once (nil, false when there is a body that cannot be read
-// again).
+// replayableBody returns req's body, read through GetBody, to sign and
+// send again, and whether it can be sent again: not when req has a body
+// but no GetBody (nothing is read then: the caller decides).
 func replayableBody(req *http.Request) ([]byte, bool, error) {
-	if req.Body == nil || req.Body == http.NoBody {
-		if req.GetBody == nil {
-			return nil, true, nil
-		}
-	}
 	if req.GetBody == nil {
-		return nil, false, nil
+		noBody := req.Body == nil || req.Body == http.NoBody
+		return nil, noBody, nil
 	}
 	rc, err := req.GetBody()
 	if err != nil {
@@ -457,8 +457,7 @@ func withBody(req *http.Request, body []byte) *http.Request {
 	if body == nil && (req.Body == nil || req.Body == http.NoBody) {
 		return r
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	setBody(r, body)
 	r.ContentLength = int64(len(body))
 	return r
 }
@@ -488,10 +487,7 @@ func (t *dpopAuthTransport) RoundTrip(req *http.Request) (*http.Response, error)
 			if rerr == nil && len(head) <= maxMetadataBody {
 				t.s.noteMetadata(req.URL, head)
 			}
-			resp.Body = struct {
-				io.Reader
-				io.Closer
-			}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+			unread(resp, head)
 		}
 		return resp, err
 	case http.MethodPost:
@@ -516,10 +512,10 @@ func (t *dpopAuthTransport) tokenRequest(req *http.Request) (*http.Response, err
 		return t.base.RoundTrip(withBody(req, body))
 	}
 	key, err := t.s.tokenRequestKey(req.URL, grant)
-	if err != nil || key == nil {
-		if err != nil {
-			return nil, err
-		}
+	if err != nil {
+		return nil, err
+	}
+	if key == nil {
 		return t.base.RoundTrip(withBody(req, body))
 	}
 	origin := originOf(req.URL)
@@ -554,6 +550,15 @@ func (t *dpopAuthTransport) tokenRequest(req *http.Request) (*http.Response, err
 	}
 }
 
+// unread puts data, read from the start of resp's body, back in front of
+// what is left of it.
+func unread(resp *http.Response, data []byte) {
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(data), resp.Body), resp.Body}
+}
+
 // asksForNonce reports whether a token endpoint's 400 is the error
 // use_dpop_nonce (RFC 9449, section 8); the body stays readable.
 func asksForNonce(resp *http.Response) (bool, error) {
@@ -561,10 +566,7 @@ func asksForNonce(resp *http.Response) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	resp.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(data), resp.Body), resp.Body}
+	unread(resp, data)
 	var e struct {
 		Error string `json:"error"`
 	}

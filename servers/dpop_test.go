@@ -298,14 +298,9 @@ func newDPoPServer(t *testing.T, s *dpopServer) *dpopServer {
 	s.Server = httptest.NewServer(mux)
 	t.Cleanup(s.Close)
 	base := s.URL
-	js := func(w http.ResponseWriter, status int, v any) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_ = json.NewEncoder(w).Encode(v)
-	}
 	for _, res := range []string{"mcp", "sse"} {
 		mux.HandleFunc("/.well-known/oauth-protected-resource/"+res, func(w http.ResponseWriter, r *http.Request) {
-			js(w, 200, map[string]any{"resource": base + "/" + res, "authorization_servers": []string{base}})
+			writeJSON(w, 200, map[string]any{"resource": base + "/" + res, "authorization_servers": []string{base}})
 		})
 	}
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
@@ -319,16 +314,12 @@ func newDPoPServer(t *testing.T, s *dpopServer) *dpopServer {
 		if s.algs != nil {
 			m["dpop_signing_alg_values_supported"] = s.algs
 		}
-		js(w, 200, m)
+		writeJSON(w, 200, m)
 	})
 	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
-		js(w, 201, map[string]any{"client_id": "dyn", "token_endpoint_auth_method": "none"})
+		writeJSON(w, 201, map[string]any{"client_id": "dyn", "token_endpoint_auth_method": "none"})
 	})
-	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
-		to, _ := url.Parse(r.URL.Query().Get("redirect_uri"))
-		to.RawQuery = url.Values{"code": {"c1"}, "state": {r.URL.Query().Get("state")}}.Encode()
-		http.Redirect(w, r, to.String(), http.StatusFound)
-	})
+	mux.HandleFunc("/authorize", approveAuthorization)
 	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
 		_ = r.ParseForm()
 		seen := tokenSeen{grant: r.Form.Get("grant_type")}
@@ -341,14 +332,14 @@ func newDPoPServer(t *testing.T, s *dpopServer) *dpopServer {
 			seen.proof = true
 			p, err := verifyProof(proof, "POST", base+"/token", "")
 			if err != nil {
-				js(w, 400, map[string]string{"error": "invalid_dpop_proof", "error_description": err.Error()})
+				writeJSON(w, 400, map[string]string{"error": "invalid_dpop_proof", "error_description": err.Error()})
 				return
 			}
 			seen.jkt = p.jkt
 			seen.nonce, _ = p.claims["nonce"].(string)
 			if s.asNonce != "" && (s.asAlways || seen.nonce != s.asNonce) {
 				w.Header().Set("DPoP-Nonce", cmp(s.nonceHeader, s.asNonce))
-				js(w, 400, map[string]string{"error": "use_dpop_nonce"})
+				writeJSON(w, 400, map[string]string{"error": "use_dpop_nonce"})
 				return
 			}
 		}
@@ -357,7 +348,7 @@ func newDPoPServer(t *testing.T, s *dpopServer) *dpopServer {
 		if seen.grant == "refresh_token" {
 			jkt, ok := s.refresh[r.Form.Get("refresh_token")]
 			if !ok || jkt != seen.jkt {
-				js(w, 400, map[string]string{"error": "invalid_grant", "error_description": "the refresh token is bound to another key"})
+				writeJSON(w, 400, map[string]string{"error": "invalid_grant", "error_description": "the refresh token is bound to another key"})
 				return
 			}
 		}
@@ -372,7 +363,7 @@ func newDPoPServer(t *testing.T, s *dpopServer) *dpopServer {
 		}
 		s.tokens[at] = bound
 		s.refresh[rt] = seen.jkt
-		js(w, 200, map[string]any{"access_token": at, "token_type": typ, "expires_in": s.expiresIn, "refresh_token": rt})
+		writeJSON(w, 200, map[string]any{"access_token": at, "token_type": typ, "expires_in": s.expiresIn, "refresh_token": rt})
 	})
 	srv := mcp.NewServer(&mcp.Implementation{Name: "bound", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "ping", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -137,8 +137,7 @@ func carriesSecret(req *http.Request, secret string) (*http.Request, bool, error
 		return nil, false, fmt.Errorf("a login request's body is over %d bytes", maxAuthBody)
 	}
 	r := req.Clone(req.Context())
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	setBody(r, body)
 	carries := bytes.Contains(body, []byte(secret)) || bytes.Contains(body, []byte(url.QueryEscape(secret)))
 	return r, carries, nil
 }

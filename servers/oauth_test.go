@@ -30,6 +30,21 @@ type authServer struct {
 	grants []string
 }
 
+// writeJSON answers with v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// approveAuthorization is an authorization endpoint whose person approves
+// at once: it redirects back with the code "c1" and the request's state.
+func approveAuthorization(w http.ResponseWriter, r *http.Request) {
+	to, _ := url.Parse(r.URL.Query().Get("redirect_uri"))
+	to.RawQuery = url.Values{"code": {"c1"}, "state": {r.URL.Query().Get("state")}}.Encode()
+	http.Redirect(w, r, to.String(), http.StatusFound)
+}
+
 func newAuthServer(t *testing.T) *authServer {
 	t.Helper()
 	a := &authServer{tokens: map[string]string{}}
@@ -41,24 +56,15 @@ func newAuthServer(t *testing.T) *authServer {
 		mux.Handle("/.well-known/oauth-protected-resource/"+res, auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 			Resource: base + "/" + res, AuthorizationServers: []string{base}}))
 	}
-	js := func(w http.ResponseWriter, status int, v any) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_ = json.NewEncoder(w).Encode(v)
-	}
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
-		js(w, 200, map[string]any{"issuer": base, "authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
+		writeJSON(w, 200, map[string]any{"issuer": base, "authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
 			"registration_endpoint": base + "/register", "response_types_supported": []string{"code"},
 			"grant_types_supported": []string{"authorization_code", "client_credentials", "refresh_token"}, "code_challenge_methods_supported": []string{"S256"}})
 	})
 	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
-		js(w, 201, map[string]any{"client_id": "dyn", "token_endpoint_auth_method": "none"})
+		writeJSON(w, 201, map[string]any{"client_id": "dyn", "token_endpoint_auth_method": "none"})
 	})
-	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
-		to, _ := url.Parse(r.URL.Query().Get("redirect_uri"))
-		to.RawQuery = url.Values{"code": {"c1"}, "state": {r.URL.Query().Get("state")}}.Encode()
-		http.Redirect(w, r, to.String(), http.StatusFound)
-	})
+	mux.HandleFunc("/authorize", approveAuthorization)
 	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
 		_ = r.ParseForm()
 		grant := r.Form.Get("grant_type")
@@ -68,7 +74,7 @@ func newAuthServer(t *testing.T) *authServer {
 				id, secret = r.Form.Get("client_id"), r.Form.Get("client_secret")
 			}
 			if id != "m2m" || secret != "s3" {
-				js(w, 401, map[string]string{"error": "invalid_client"})
+				writeJSON(w, 401, map[string]string{"error": "invalid_client"})
 				return
 			}
 		}
@@ -77,7 +83,7 @@ func newAuthServer(t *testing.T) *authServer {
 		a.tokens[tok] = grant
 		a.grants = append(a.grants, grant)
 		a.mu.Unlock()
-		js(w, 200, map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": 3600})
+		writeJSON(w, 200, map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": 3600})
 	})
 	srv := mcp.NewServer(&mcp.Implementation{Name: "locked", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "ping", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -67,7 +67,7 @@ func (w *Workspace) StartSession(ctx context.Context, idle time.Duration) (*Sess
 	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.ExtraFiles = []*os.File{readyW} // fd 3: its status once it listens
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = detached()
 	if err := cmd.Start(); err != nil {
 		readyW.Close()
 		return nil, fmt.Errorf("starting the session: %w", err)
@@ -140,24 +140,6 @@ func (w *Workspace) StopSession(ctx context.Context) (*SessionStatus, error) {
 		}
 	}
 	return &st, nil
-}
-
-// processGone says whether process pid has ended (a zombie has).
-func processGone(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return true
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	// pid (comm) state ...
-	for i := len(stat) - 1; i > 0; i-- {
-		if stat[i] == ')' && i+2 < len(stat) {
-			return stat[i+2] == 'Z' || stat[i+2] == 'X'
-		}
-	}
-	return false
 }
 
 // dialSession connects to the workspace's session; ErrNoSession when no

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -87,24 +86,7 @@ func TestOAuthDPoPLoginKeyNeverShown(t *testing.T) {
 	writeFile(t, filepath.Join(ws, "mcp.json"), fmt.Sprintf(`{"mcpServers": {"secure": {"type": "http", "url": "%s/mcp"}}}`, base))
 	urls := filepath.Join(t.TempDir(), "browser-urls")
 	env := []string{"XDG_CONFIG_HOME=" + home, "HOME=" + home, "BROWSER=echo >> " + shellQuote(urls)}
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() { // the person at the browser
-		seen := 0
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			data, _ := os.ReadFile(urls)
-			for lines := strings.Fields(string(data)); seen < len(lines); seen++ {
-				if resp, err := http.Get(lines[seen]); err == nil {
-					resp.Body.Close()
-				}
-			}
-		}
-	}()
+	browseLogins(t, urls)
 	var outputs strings.Builder
 	run := func(args ...string) runResult {
 		t.Helper()
@@ -150,16 +132,8 @@ func TestOAuthDPoPLoginKeyNeverShown(t *testing.T) {
 	if err := json.Unmarshal(data, &stored); err != nil || len(stored.Key.D) < 40 {
 		t.Fatalf("the token file holds no DPoP key: %v", err)
 	}
-	var everything strings.Builder
-	everything.WriteString(outputs.String())
-	_ = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			data, _ := os.ReadFile(p)
-			everything.Write(data)
-		}
-		return nil
-	})
-	if strings.Contains(everything.String(), stored.Key.D) {
+	everything := outputsAndFiles(outputs.String(), ws)
+	if strings.Contains(everything, stored.Key.D) {
 		t.Errorf("the DPoP private key shows in an output, a log or a workspace file")
 	}
 	logs, _ := os.ReadFile(filepath.Join(ws, ".mcpcode", "logs", "secure.log"))

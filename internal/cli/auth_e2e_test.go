@@ -147,6 +147,58 @@ func (f *oauthFixture) counts() (authorized, refreshed int, issued []string) {
 	return f.authorized, f.refreshed, append([]string(nil), f.issued...)
 }
 
+// outputsAndFiles is everything a secret must not show in: the commands'
+// outputs and every file of the workspace ws (its logs included).
+func outputsAndFiles(outputs, ws string) string {
+	var everything strings.Builder
+	everything.WriteString(outputs)
+	_ = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := os.ReadFile(p)
+			everything.Write(data)
+		}
+		return nil
+	})
+	return everything.String()
+}
+
+// browseLogins is the person at the browser: until the test ends, it
+// loads each URL the BROWSER command appended to the file urls, following
+// the redirects, and sends what each load came to on the channel returned
+// (nil, or why it failed), for a test that wants to know.
+func browseLogins(t *testing.T, urls string) <-chan error {
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	browsed := make(chan error, 10)
+	go func() {
+		seen := 0
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			data, _ := os.ReadFile(urls)
+			lines := strings.Fields(string(data))
+			for ; seen < len(lines); seen++ {
+				resp, err := http.Get(lines[seen])
+				if err == nil {
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK {
+						err = fmt.Errorf("the redirect page answered %s", resp.Status)
+					}
+				}
+				select {
+				case browsed <- err:
+				case <-stop:
+					return
+				}
+			}
+		}
+	}()
+	return browsed
+}
+
 // TestOAuthLoginOnceThenNoPrompt: a server behind OAuth needs a login
 // (servers says so, not "401"); `mcpcode auth` logs in once through the
 // browser ($BROWSER) and a loopback redirect; gen and run then work
@@ -171,31 +223,7 @@ func TestOAuthLoginOnceThenNoPrompt(t *testing.T) {
 		fmt.Fprintf(&outputs, "%s\n%s\n", res.stdout, res.stderr)
 		return res
 	}
-	stop := make(chan struct{})
-	browsed := make(chan error, 10)
-	go func() {
-		seen := 0
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			data, _ := os.ReadFile(urls)
-			lines := strings.Fields(string(data))
-			for ; seen < len(lines); seen++ {
-				resp, err := http.Get(lines[seen])
-				if err == nil {
-					resp.Body.Close()
-					if resp.StatusCode != http.StatusOK {
-						err = fmt.Errorf("the redirect page answered %s", resp.Status)
-					}
-				}
-				browsed <- err
-			}
-		}
-	}()
-	defer close(stop)
+	browsed := browseLogins(t, urls)
 
 	// Before logging in: the server needs a login; gen and servers say how.
 	noBrowser := []string{"XDG_CONFIG_HOME=" + home, "HOME=" + home, "BROWSER="}
@@ -257,17 +285,9 @@ console.log(r.content[0].text);`)
 	if !strings.Contains(string(stored), last) {
 		t.Errorf("the stored login does not hold the refreshed token")
 	}
-	var everything strings.Builder
-	everything.WriteString(outputs.String())
-	_ = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			data, _ := os.ReadFile(p)
-			everything.Write(data)
-		}
-		return nil
-	})
+	everything := outputsAndFiles(outputs.String(), ws)
 	for _, tok := range issued {
-		if strings.Contains(everything.String(), tok) {
+		if strings.Contains(everything, tok) {
 			t.Errorf("a token (%s…) shows in an output, a log or a workspace file", tok[:9])
 		}
 	}

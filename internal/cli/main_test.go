@@ -24,6 +24,9 @@ import (
 // starts are the code under test).
 var binary string
 
+// reaperEnv makes the test binary a reaper (reaperMain) instead of mcpcode.
+const reaperEnv = "MCPCODE_TEST_REAPER"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(reaperEnv) != "" {
 		os.Exit(reaperMain(os.Args[1:]))

@@ -20,9 +20,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// reaperEnv makes the test binary a reaper (reaperMain) instead of mcpcode.
-const reaperEnv = "MCPCODE_TEST_REAPER"
-
 // reaperMain runs args as a child of a child subreaper: every process the
 // child leaves behind (a background process, a worker or server not yet
 // gone) becomes this process's child instead of init's. It prints "exit N"

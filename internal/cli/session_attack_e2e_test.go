@@ -13,8 +13,9 @@ import (
 
 // stubbornSalesforce makes the workspace's salesforce server outlive its
 // stdin's end: the demo server under a shell that then sleeps for ten
-// minutes, as a server that does not exit when its client is gone.
-func stubbornSalesforce(t *testing.T, ws string) {
+// minutes, as a server that does not exit when its client is gone. It
+// returns mcp.json as written, for a test to edit further.
+func stubbornSalesforce(t *testing.T, ws string) map[string]map[string]map[string]any {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(ws, "mcp.json"))
 	if err != nil {
@@ -28,6 +29,7 @@ func stubbornSalesforce(t *testing.T, ws string) {
 	cfg["mcpServers"]["salesforce"]["args"] = []string{"-c", `"$0" demo-server salesforce; exec sleep 600`, binary}
 	wrapped, _ := json.Marshal(cfg)
 	writeFile(t, filepath.Join(ws, "mcp.json"), string(wrapped))
+	return cfg
 }
 
 // TestKilledSessionLeavesNoServer: a session killed with SIGKILL (no

@@ -81,21 +81,10 @@ func TestSessionEndToEnd(t *testing.T) {
 	e2e(t)
 	t.Parallel()
 	ws := sessionWorkspace(t)
-	// salesforce under a shell that outlives it (a sleep once the server
-	// exits on its stdin's end): only stopping its process group, as the
-	// session's pool does when it stops, leaves nothing behind.
-	raw, err := os.ReadFile(filepath.Join(ws, "mcp.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg map[string]map[string]map[string]any
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	cfg["mcpServers"]["salesforce"]["command"] = "sh"
-	cfg["mcpServers"]["salesforce"]["args"] = []string{"-c", `"$0" demo-server salesforce; exec sleep 600`, binary}
-	wrapped, _ := json.Marshal(cfg)
-	writeFile(t, filepath.Join(ws, "mcp.json"), string(wrapped))
+	// salesforce under a shell that outlives it: only stopping its process
+	// group, as the session's pool does when it stops, leaves nothing
+	// behind.
+	cfg := stubbornSalesforce(t, ws)
 	r := startReaper(t, ws, "session", "start", "--idle", "0")
 	runOK(t, ws, "run", "set.ts")
 	if got := runOK(t, ws, "run", "get.ts").stdout; !strings.Contains(got, "description: set by run 1") {

@@ -9,22 +9,51 @@
 package lazyregexp
 
 import (
+	"fmt"
 	"regexp"
 	"sync"
 )
 
 // Regexp is a regular expression compiled on first use. Its methods are
-// those of regexp.Regexp that mcpcode calls; New panics on first use, as
-// regexp.MustCompile does at start-up, when the expression does not
-// compile (a test that uses it finds that).
+// those of regexp.Regexp that mcpcode calls; an expression that does not
+// compile panics on first use, as regexp.MustCompile does at start-up
+// (CheckAll finds it in a test first).
 type Regexp struct {
 	expr string
 	once sync.Once
 	re   *regexp.Regexp
 }
 
+// all are the expressions New made in this process (CheckAll).
+var (
+	allMu sync.Mutex
+	all   []*Regexp
+)
+
 // New returns expr, to be compiled on first use.
-func New(expr string) *Regexp { return &Regexp{expr: expr} }
+func New(expr string) *Regexp {
+	r := &Regexp{expr: expr}
+	allMu.Lock()
+	all = append(all, r)
+	allMu.Unlock()
+	return r
+}
+
+// CheckAll compiles every expression New made in this process and returns
+// how many there are, or the first that does not compile. A test of a
+// package that links every user of this one calls it (internal/cli), so
+// that a bad expression fails there rather than panicking at its first
+// use in a path no test takes.
+func CheckAll() (int, error) {
+	allMu.Lock()
+	defer allMu.Unlock()
+	for _, r := range all {
+		if _, err := regexp.Compile(r.expr); err != nil {
+			return len(all), fmt.Errorf("lazyregexp: %w", err)
+		}
+	}
+	return len(all), nil
+}
 
 // Regexp returns the compiled expression.
 func (r *Regexp) Regexp() *regexp.Regexp {

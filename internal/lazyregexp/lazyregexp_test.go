@@ -55,3 +55,26 @@ func TestCompiledOnFirstUse(t *testing.T) {
 	}()
 	bad.MatchString("x")
 }
+
+// TestCheckAll: CheckAll counts what New made and names an expression
+// that does not compile. (It runs on a registry of its own: the other
+// tests make a bad expression on purpose.)
+func TestCheckAll(t *testing.T) {
+	allMu.Lock()
+	saved := all
+	all = nil
+	allMu.Unlock()
+	t.Cleanup(func() {
+		allMu.Lock()
+		all = saved
+		allMu.Unlock()
+	})
+	New(`a+`)
+	if n, err := CheckAll(); n != 1 || err != nil {
+		t.Errorf("after one good expression: %d %v, want 1 and no error", n, err)
+	}
+	New(`(`)
+	if n, err := CheckAll(); n != 2 || err == nil || !strings.Contains(err.Error(), "missing closing )") {
+		t.Errorf("with a bad expression: %d %v, want 2 and its compile error", n, err)
+	}
+}

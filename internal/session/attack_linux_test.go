@@ -47,31 +47,7 @@ func plantSocket(path string) {
 // a run reaches the fake session, which could forge tool results or ask
 // the run's person for a password. As root, the fake runs as nobody.
 func TestSocketPlantedByAnotherUserIsRefused(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to run a process as another user (setpriv)")
-	}
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		t.Fatal("setpriv (util-linux) is needed to run the fake session as another user")
-	}
-	t.Parallel()
-	base, err := os.MkdirTemp("", "session-plant")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(base)
-	if err := os.Chmod(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	self, _ := os.Executable()
-	data, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake := filepath.Join(base, "fake")
-	if err := os.WriteFile(fake, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	setpriv, base, fake := asNobody(t, "fake")
 	attacker := filepath.Join(base, "attacker")
 	if err := os.Mkdir(attacker, 0o755); err != nil {
 		t.Fatal(err)

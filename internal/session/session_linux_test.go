@@ -138,37 +138,47 @@ func TestListenAndDial(t *testing.T) {
 	}
 }
 
-// TestAnotherUserIsRefused: a process of another user that reaches the
-// socket (here its directory and the socket are opened up on purpose, as a
-// careless chmod would) is disconnected without a word; the listener is
-// told. As root, the probe runs as nobody (setpriv).
-func TestAnotherUserIsRefused(t *testing.T) {
+// asNobody prepares a test that runs this test binary as another user
+// (nobody, with setpriv, as root; it skips otherwise) and runs in
+// parallel: it returns setpriv's path, a directory open for nobody to
+// read, removed at the end, and the copy of this binary in it, named name,
+// that nobody can run.
+func asNobody(t *testing.T, name string) (setpriv, base, exe string) {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run a process as another user (setpriv)")
 	}
 	setpriv, err := exec.LookPath("setpriv")
 	if err != nil {
-		t.Fatal("setpriv (util-linux) is needed to run the probe as another user")
+		t.Fatal("setpriv (util-linux) is needed to run a process as another user")
 	}
 	t.Parallel()
-	base, err := os.MkdirTemp("", "session-test")
+	base, err = os.MkdirTemp("", "session-test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(base)
+	t.Cleanup(func() { os.RemoveAll(base) })
 	if err := os.Chmod(base, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// The probe is this test binary, copied where nobody can run it.
 	self, _ := os.Executable()
 	data, err := os.ReadFile(self)
 	if err != nil {
 		t.Fatal(err)
 	}
-	probe := filepath.Join(base, "probe")
-	if err := os.WriteFile(probe, data, 0o755); err != nil {
+	exe = filepath.Join(base, name)
+	if err := os.WriteFile(exe, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return setpriv, base, exe
+}
+
+// TestAnotherUserIsRefused: a process of another user that reaches the
+// socket (here its directory and the socket are opened up on purpose, as a
+// careless chmod would) is disconnected without a word; the listener is
+// told. As root, the probe runs as nobody (setpriv).
+func TestAnotherUserIsRefused(t *testing.T) {
+	setpriv, base, probe := asNobody(t, "probe")
 	dir := filepath.Join(base, "s")
 	if err := Prepare(dir); err != nil {
 		t.Fatal(err)

@@ -23,9 +23,10 @@ import (
 // environment holds only what startEnv adds; "noskills" serves without a
 // skill policy; "crash" dies the way a broken worker would;
 // "no-bundler-prep" does not prepare the bundler while it waits
-// (startup.go); "hang" never answers; "flood" sends one huge message; "rogue" ignores its job, relays more tool calls than its
-// limit and reports a made-up result with an oversized error; "claim"
-// ignores its job and relays calls claiming skills' write grants.
+// (startup.go); "hang" never answers; "flood" sends one huge message;
+// "rogue" ignores its job, relays more tool calls than its limit and
+// reports a made-up result with an oversized error; "claim" ignores its
+// job and relays calls claiming skills' write grants.
 const workerArg = "mcpcode-test-worker"
 
 func TestMain(m *testing.M) {

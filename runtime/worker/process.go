@@ -49,12 +49,13 @@ func (p *process) killGroup() {
 
 // startProcess starts a worker process: path with argv (argv[0] included)
 // in dir ("" for this process's), with env, or an empty environment when
-// env is nil (it should hold nothing secret), plus what startEnv adds, in its own process group,
-// killed by the kernel if the parent dies (Linux), its standard streams
-// pipes (of the system's default size: a larger one gained nothing,
-// BenchmarkPipeTransfer), and no other descriptor of this process: descriptors this process inherited open across exec (an
-// agent host's socket, a shell's 3<file) are first made close-on-exec,
-// for every process it starts from then on.
+// env is nil (it should hold nothing secret), plus what startEnv adds, in
+// its own process group, killed by the kernel if the parent dies (Linux),
+// its standard streams pipes (of the system's default size: a larger one
+// gained nothing, BenchmarkPipeTransfer), and no other descriptor of this
+// process: descriptors this process inherited open across exec (an agent
+// host's socket, a shell's 3<file) are first made close-on-exec, for
+// every process it starts from then on.
 //
 // It uses os.StartProcess rather than os/exec: the pipes are plain files
 // that stay readable after the worker exited (os/exec closes them on

@@ -255,4 +255,3 @@ func check(err error, what string) {
 		os.Exit(1)
 	}
 }
-
