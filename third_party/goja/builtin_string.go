@@ -502,7 +502,7 @@ func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 	var fillerAscii asciiString
 	var fillerUnicode unicodeString
 	if fillString := call.Argument(1); fillString != _undefined {
-		filler = fillString.toString()
+		filler = thisString(fillString) // patch 6: a string is not boxed again
 		if filler.Length() == 0 {
 			return s
 		}
@@ -513,23 +513,7 @@ func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 	}
 	remaining := toIntStrict(maxLength - stringLength)
 	if fillerUnicode == nil && strUnicode == nil {
-		fl := fillerAscii.Length()
-		var sb strings.Builder
-		sb.Grow(toIntStrict(maxLength))
-		if !start {
-			sb.WriteString(string(strAscii))
-		}
-		for remaining >= fl {
-			sb.WriteString(string(fillerAscii))
-			remaining -= fl
-		}
-		if remaining > 0 {
-			sb.WriteString(string(fillerAscii[:remaining]))
-		}
-		if start {
-			sb.WriteString(string(strAscii))
-		}
-		return asciiString(sb.String())
+		return padASCII(strAscii, fillerAscii, toIntStrict(maxLength), start)
 	}
 	var sb unicodeStringBuilder
 	sb.Grow(toIntStrict(maxLength))

@@ -398,6 +398,7 @@ func (o *baseObject) checkDelete(name unistring.String, val Value, throw bool) b
 }
 
 func (o *baseObject) _delete(name unistring.String) {
+	o.val.runtime.propCache.invalidate() // patch 8
 	delete(o.values, name)
 	for i, n := range o.propNames {
 		if n == name {
@@ -790,9 +791,11 @@ func (o *baseObject) defineOwnPropertySym(s *Symbol, descr PropertyDescriptor, t
 }
 
 func (o *baseObject) _put(name unistring.String, v Value) {
-	if _, exists := o.values[name]; !exists {
+	if old, exists := o.values[name]; !exists {
 		names := copyNamesIfNeeded(o.propNames, 1)
 		o.propNames = append(names, name)
+	} else if p, ok := old.(*valueProperty); ok && p != v {
+		o.val.runtime.propCache.invalidate() // patch 8: an entry replaced
 	}
 
 	o.values[name] = v

@@ -228,6 +228,9 @@ func (o *templatedObject) hasOwnPropertySym(s *Symbol) bool {
 func (o *templatedObject) defineOwnPropertyStr(name unistring.String, descr PropertyDescriptor, throw bool) bool {
 	existingVal := o.getOwnPropStr(name)
 	if v, ok := o._defineOwnProperty(name, existingVal, descr, throw); ok {
+		if p, ok := existingVal.(*valueProperty); ok && p != v {
+			o.val.runtime.propCache.invalidate() // patch 8: an entry replaced
+		}
 		o.values[name] = v
 		if existingVal == nil {
 			o.materialisePropNames()

@@ -191,6 +191,8 @@ type Runtime struct {
 
 	symbolRegistry map[unistring.String]*Symbol
 
+	propCache propCache // patch 8 (prop_cache.go)
+
 	fieldsInfoCache  map[reflect.Type]*reflectFieldsInfo
 	methodsInfoCache map[reflect.Type]*reflectMethodsInfo
 

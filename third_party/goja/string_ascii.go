@@ -338,7 +338,7 @@ func (s asciiString) Concat(other String) String {
 		copy(b[len(s)+1:], u[1:])
 		return unicodeString(b)
 	}
-	return s + a
+	return concatASCII(s, a)
 }
 
 func (s asciiString) Substring(start, end int) String {

@@ -93,6 +93,11 @@ func lengthAtMost(s String) int {
 
 // concatString returns a + b.
 func concatString(a, b String) String {
+	if a, ok := a.(asciiString); ok {
+		if b, ok := b.(asciiString); ok && len(a)+len(b) < bufStringMin {
+			return concatASCII(a, b) // patch 6
+		}
+	}
 	pair := [2]String{a, b}
 	if r := concatBuffered(pair[:]); r != nil {
 		return r

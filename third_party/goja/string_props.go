@@ -27,7 +27,7 @@ func (r *Runtime) primitiveStringProp(s String, name unistring.String) (Value, b
 	if strToGoIdx(name) >= 0 {
 		return nil, false
 	}
-	return r.getStringPrototype().self.getStr(name, s), true
+	return r.getStrCached(r.getStringPrototype(), name, s), true // patch 8
 }
 
 // thisString is ToString of a String.prototype method's this value (which

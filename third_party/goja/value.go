@@ -181,7 +181,7 @@ func (i valueInt) ToInteger() int64 {
 }
 
 func (i valueInt) toString() String {
-	return asciiString(i.String())
+	return formatIntASCII(int64(i))
 }
 
 func (i valueInt) string() unistring.String {

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/big"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -392,6 +391,9 @@ type instruction interface {
 func intToValue(i int64) Value {
 	if idx := 256 + i; idx >= 0 && idx < 256 {
 		return intCache[idx]
+	}
+	if i >= 256 && i < intBoxLimit {
+		return boxedInt(i) // patch 7
 	}
 	if i >= -maxInt && i <= maxInt {
 		return valueInt(i)
@@ -1258,6 +1260,15 @@ var add _add
 func (_add) exec(vm *vm) {
 	right := vm.stack[vm.sp-1]
 	left := vm.stack[vm.sp-2]
+
+	if l, ok := left.(asciiString); ok { // patch 6: two short ASCII strings
+		if r, ok := right.(asciiString); ok && len(l)+len(r) < bufStringMin {
+			vm.stack[vm.sp-2] = concatASCII(l, r)
+			vm.sp--
+			vm.pc++
+			return
+		}
+	}
 
 	if o, ok := left.(*Object); ok {
 		left = o.toPrimitive()
@@ -3482,7 +3493,7 @@ func (n loadDynamic) exec(vm *vm) {
 		}
 	}
 	if val == nil {
-		val = vm.r.globalObject.self.getStr(name, nil)
+		val = vm.r.getStrCached(vm.r.globalObject, name, nil) // patch 8
 		if val == nil {
 			vm.throw(vm.r.newReferenceError(name))
 			return
@@ -3527,7 +3538,7 @@ func (n loadDynamicCallee) exec(vm *vm) {
 		}
 	}
 	if val == nil {
-		val = vm.r.globalObject.self.getStr(name, nil)
+		val = vm.r.getStrCached(vm.r.globalObject, name, nil) // patch 8
 		if val == nil {
 			val = valueUnresolved{r: vm.r, ref: name}
 		}
@@ -5318,12 +5329,7 @@ func (n concatStrings) exec(vm *vm) {
 
 	vm.sp -= int(n) - 1
 	if allAscii {
-		var buf strings.Builder
-		buf.Grow(length)
-		for _, s := range strs {
-			buf.WriteString(string(s.(asciiString)))
-		}
-		vm.stack[vm.sp-1] = asciiString(buf.String())
+		vm.stack[vm.sp-1] = joinASCII(strs, length) // patch 6
 	} else {
 		var buf unicodeStringBuilder
 		buf.Grow(length)
