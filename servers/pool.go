@@ -649,17 +649,20 @@ func (u *upstream) explainConnect(cctx, ctx context.Context, err error, timeout 
 	}
 	if u.stdio != nil {
 		if p := u.stdio.running(); p != nil {
-			// Let the exit status and the last of its stderr arrive if the
-			// process is going away.
-			wait := time.After(200 * time.Millisecond)
+			// Let the exit status and the last of its stderr and stdout
+			// arrive if the process is going away.
+			wait, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 			select {
 			case <-p.exited:
-				select {
-				case <-p.stderrDone:
-				case <-wait:
+				for _, done := range []<-chan struct{}{p.stderrDone, p.stdoutDone()} {
+					select {
+					case <-done:
+					case <-wait.Done():
+					}
 				}
-			case <-wait:
+			case <-wait.Done():
 			}
+			cancel()
 			if st := p.exitStatus(); st != "" && cctx.Err() == nil {
 				step := "answering initialize"
 				if era.ClosedOnDiscover {

@@ -54,6 +54,17 @@ type process struct {
 	err    error         // the leader's exit status, once exited
 	// stderrDone is closed when all of its stderr has been read.
 	stderrDone chan struct{}
+	// out reads its stdout, for the connection and then for stop (set by
+	// Connect before anything reads it).
+	out *stdoutFilter
+}
+
+// stdoutDone is closed when all of its stdout has been read.
+func (p *process) stdoutDone() <-chan struct{} {
+	if p.out == nil {
+		return nil
+	}
+	return p.out.done
 }
 
 func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -66,6 +77,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	t.mu.Unlock()
 	out := newStdoutFilter(p.stdout, t.log.skipped)
 	out.tap = t.tap
+	p.out = out
 	conn, err := (&mcp.IOTransport{Reader: out, Writer: p.stdin}).Connect(ctx)
 	if err != nil {
 		p.stop()
@@ -138,9 +150,16 @@ func (p *process) copyStderr(r *os.File, log *serverLog) {
 // stop closes the server's stdin, waits briefly, then terminates and finally
 // kills its whole process group. Its stdout is drained meanwhile, so that a
 // server answering a call that was abandoned does not die of a broken pipe
-// (and leave a stack trace in its log).
+// (and leave a stack trace in its log), through the filter, so that the
+// lines that are not JSON-RPC are recorded whoever reads them.
 func (p *process) stop() {
-	go func() { _, _ = io.Copy(io.Discard, p.stdout) }()
+	go func() {
+		if p.out != nil {
+			p.out.drain() // a banner printed as it dies is still recorded
+		} else {
+			_, _ = io.Copy(io.Discard, p.stdout)
+		}
+	}()
 	p.stdin.Close()
 	select {
 	case <-p.exited:

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -21,6 +22,11 @@ import (
 // still writes after mcpcode stopped listening must not die of EPIPE
 // (it is stopped in order instead; see process.stop).
 type stdoutFilter struct {
+	// mu serialises the two readers: the connection (Read) and, once the
+	// process is being stopped, drain; every line is read by one of them
+	// and judged the same way, so a banner is recorded whoever reads it.
+	mu   sync.Mutex
+	done chan struct{} // closed when the stream has ended (EOF or error)
 	r    *bufio.Reader
 	skip func(line []byte)
 	// tap, when set, may replace a line before it is checked and passed
@@ -33,18 +39,17 @@ type stdoutFilter struct {
 }
 
 func newStdoutFilter(r io.Reader, skip func([]byte)) *stdoutFilter {
-	return &stdoutFilter{r: bufio.NewReaderSize(r, 64*1024), skip: skip}
+	return &stdoutFilter{r: bufio.NewReaderSize(r, 64*1024), skip: skip, done: make(chan struct{})}
 }
 
 func (f *stdoutFilter) Read(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	for len(f.out) == 0 {
 		if f.err != nil {
 			return 0, f.err
 		}
-		line, err := f.readLine()
-		if err != nil {
-			f.err = err
-		}
+		line := f.next()
 		if len(line) == 0 {
 			continue
 		}
@@ -66,6 +71,35 @@ func (f *stdoutFilter) Read(p []byte) (int, error) {
 	n := copy(p, f.out)
 	f.out = f.out[n:]
 	return n, nil
+}
+
+// next reads the next line, and notes the end of the stream when it comes.
+func (f *stdoutFilter) next() []byte {
+	line, err := f.readLine()
+	if err != nil {
+		f.err = err
+		close(f.done)
+	}
+	return line
+}
+
+// drain reads the rest of the stream as the connection no longer does
+// (process.stop), so that the server does not die of a full or broken pipe:
+// lines that are not JSON are skipped (recorded) as Read would, the others
+// dropped.
+func (f *stdoutFilter) drain() {
+	for {
+		f.mu.Lock()
+		if f.err != nil {
+			f.mu.Unlock()
+			return
+		}
+		line := bytes.TrimSpace(f.next())
+		if len(line) > 0 && !((line[0] == '{' || line[0] == '[') && json.Valid(line)) {
+			f.skip(line)
+		}
+		f.mu.Unlock()
+	}
 }
 
 // maxLine bounds a line of a stdio server's stdout: go-sdk's bound on a
