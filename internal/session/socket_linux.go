@@ -105,11 +105,12 @@ func (l *sameUserListener) Accept() (net.Conn, error) {
 	}
 }
 
-// Close stops listening and removes the socket.
+// Close removes the socket and stops listening, in that order: whoever
+// waits for Accept to fail (the session, before it returns) finds the
+// socket gone.
 func (l *sameUserListener) Close() error {
-	err := l.Listener.Close()
 	_ = os.Remove(l.path)
-	return err
+	return l.Listener.Close()
 }
 
 // Dial connects to the session socket in dir, after checking the
