@@ -18,7 +18,13 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpcode/mcpcode/internal/fileowner"
 )
+
+// effectiveUID is the user the signing secret must belong to (a variable
+// so that a test can pose as another user).
+var effectiveUID = os.Geteuid
 
 // The requestState of an input_required round. A host must echo it when it
 // retries the call with its answers; the state tells the replica that gets
@@ -212,7 +218,7 @@ func readSecret(path string) ([]byte, os.FileInfo, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, nil, fmt.Errorf("the signing secret %s is not a regular file: remove it, and mcpcode serve creates a new one", path)
 	}
-	if uid, ok := ownerOf(fi); ok && int(uid) != effectiveUID() {
+	if uid, ok := fileowner.Of(fi); ok && int(uid) != effectiveUID() {
 		// A secret another account put there (a shared volume, a serve run
 		// as root) would let that account sign confirmations.
 		return nil, nil, fmt.Errorf("the signing secret %s belongs to another user (uid %d, not %d): remove it, and mcpcode serve creates a new one", path, uid, effectiveUID())

@@ -14,7 +14,13 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/mcpcode/mcpcode/internal/fileowner"
 )
+
+// effectiveUID is the user stored logins must belong to (a variable so
+// that a test can pose as another user).
+var effectiveUID = os.Geteuid
 
 // TokenStore keeps OAuth tokens for upstream servers, per user, outside any
 // workspace (the CLI uses os.UserConfigDir()/mcpcode/tokens): one file per
@@ -105,7 +111,7 @@ func ownFile(what, path string, fi os.FileInfo) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s %s is not a regular file: mcpcode does not use it; remove it and log in again (mcpcode auth)", what, path)
 	}
-	uid, ok := ownerOf(fi)
+	uid, ok := fileowner.Of(fi)
 	if !ok {
 		return nil // no unix owner and mode (Windows)
 	}
@@ -127,7 +133,7 @@ func (s *TokenStore) save(l *storedLogin) error {
 	}
 	_ = os.Chmod(s.Dir, 0o700)
 	if fi, err := os.Stat(s.Dir); err == nil {
-		if uid, ok := ownerOf(fi); ok && int(uid) != effectiveUID() {
+		if uid, ok := fileowner.Of(fi); ok && int(uid) != effectiveUID() {
 			return fmt.Errorf("the token directory %s belongs to another user (uid %d, not %d), who could replace the logins in it: "+
 				"mcpcode stores no token there; remove it, or set XDG_CONFIG_HOME to a directory of your own", s.Dir, uid, effectiveUID())
 		}

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"github.com/mcpcode/mcpcode/internal/fileowner"
 )
 
 // Supported says whether sessions work on this system.
@@ -25,12 +27,12 @@ func fileID(fi os.FileInfo) string {
 }
 
 func ownedByMe(fi os.FileInfo) error {
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	uid, ok := fileowner.Of(fi)
 	if !ok {
 		return errors.New("cannot read its owner")
 	}
-	if int(st.Uid) != os.Geteuid() {
-		return fmt.Errorf("owned by user %d, not by this user (%d)", st.Uid, os.Geteuid())
+	if int(uid) != os.Geteuid() {
+		return fmt.Errorf("owned by user %d, not by this user (%d)", uid, os.Geteuid())
 	}
 	return nil
 }
