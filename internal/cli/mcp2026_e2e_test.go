@@ -4,20 +4,15 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/mcpcode/mcpcode/internal/ptytest"
 )
 
 // TestModernOnlyServer: an upstream server that speaks only MCP 2026-07-28
@@ -156,63 +151,4 @@ func startModernServer(t *testing.T, script string, env map[string]string) strin
 			t.Fatalf("server.mjs never listened on %s:\n%s", addr, logs.String())
 		}
 	}
-}
-
-// runAtPTY runs the binary in ws with a pseudo-terminal as its stdin and
-// stderr (stdout is captured apart); answer gives the keys typed at each
-// prompt (a line of the terminal ending in ": "), "" for none.
-func runAtPTY(t *testing.T, ws string, answer func(prompt string) string, args ...string) (stdout, screen string, err error) {
-	t.Helper()
-	master, slave := ptytest.Open(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Dir = ws
-	var out bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, &out, slave
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	slave.Close()
-	var mu sync.Mutex
-	var shown strings.Builder
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		buf := make([]byte, 4096)
-		var pending string
-		for {
-			n, rerr := master.Read(buf)
-			if n > 0 {
-				mu.Lock()
-				shown.Write(buf[:n])
-				mu.Unlock()
-				pending += string(buf[:n])
-				for {
-					i := strings.Index(pending, ": ")
-					if i < 0 {
-						break
-					}
-					prompt := pending[:i]
-					pending = pending[i+2:]
-					if keys := answer(strings.TrimSpace(prompt[strings.LastIndex(prompt, "\n")+1:])); keys != "" {
-						master.Write([]byte(keys))
-					}
-				}
-			}
-			if rerr != nil {
-				return
-			}
-		}
-	}()
-	err = cmd.Wait()
-	master.Close()
-	<-done
-	mu.Lock()
-	defer mu.Unlock()
-	if ctx.Err() != nil {
-		err = fmt.Errorf("did not finish: %w", ctx.Err())
-	}
-	return out.String(), shown.String(), err
 }
