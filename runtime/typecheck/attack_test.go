@@ -76,15 +76,7 @@ func TestCheckIncompleteListingShowsNothing(t *testing.T) {
 			wrapper := filepath.Join(t.TempDir(), "tsc")
 			// The real compiler's diagnostics, and of the files it listed
 			// those the filter keeps.
-			writeFile(t, wrapper, "#!/bin/sh\n'"+real.Path+"' \"$@\" | "+tt.filter+"\nexit 2\n")
-			if err := os.Chmod(wrapper, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			c, err := Find(FindOptions{Configured: wrapper, PATH: "/usr/bin:/bin"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.libDirs = real.libDirs
+			c := wrappedCompiler(t, real, wrapper, "#!/bin/sh\n'"+real.Path+"' \"$@\" | "+tt.filter+"\nexit 2\n")
 			res, err := c.Check(t.Context(), request(ws, leakyProgram(t, secret)))
 			noSecret(t, secret, res, err)
 			if err == nil {
@@ -136,16 +128,7 @@ func TestCacheKeepsNoResultOfFilesThatChanged(t *testing.T) {
 		dir := t.TempDir()
 		once := filepath.Join(dir, "once")
 		exe := filepath.Join(dir, "tsc")
-		writeFile(t, exe, "#!/bin/sh\nif [ ! -e '"+once+"' ]; then touch '"+once+"'; "+before+"; fi\n'"+real.Path+"' \"$@\"\nrc=$?\nif [ ! -e '"+once+".after' ]; then touch '"+once+".after'; "+after+"; fi\nexit $rc\n")
-		if err := os.Chmod(exe, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		c, err := Find(FindOptions{Configured: exe, PATH: "/usr/bin:/bin"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.libDirs = real.libDirs
-		return c
+		return wrappedCompiler(t, real, exe, "#!/bin/sh\nif [ ! -e '"+once+"' ]; then touch '"+once+"'; "+before+"; fi\n'"+real.Path+"' \"$@\"\nrc=$?\nif [ ! -e '"+once+".after' ]; then touch '"+once+".after'; "+after+"; fi\nexit $rc\n")
 	}
 	const program = "import { getSheet } from \"./servers/google-drive/getSheet\";\nconst title: string = (await getSheet({ sheetId: \"abc123\" })).title;\nexport default title;\n"
 	t.Run("a tree file changes while the compiler runs", func(t *testing.T) {
@@ -271,15 +254,7 @@ func TestCompilersRunAtMostFourAtOnce(t *testing.T) {
 	release := filepath.Join(dir, "release")
 	exe := filepath.Join(dir, "tsc")
 	// Each compiler says it started and waits for the release.
-	writeFile(t, exe, "#!/bin/sh\ntouch '"+dir+"/started.'$$\nwhile [ ! -e '"+release+"' ]; do sleep 0.01; done\nexec '"+real.Path+"' \"$@\"\n")
-	if err := os.Chmod(exe, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	c, err := Find(FindOptions{Configured: exe, PATH: "/usr/bin:/bin"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.libDirs = real.libDirs
+	c := wrappedCompiler(t, real, exe, "#!/bin/sh\ntouch '"+dir+"/started.'$$\nwhile [ ! -e '"+release+"' ]; do sleep 0.01; done\nexec '"+real.Path+"' \"$@\"\n")
 	started := func() int {
 		m, _ := filepath.Glob(filepath.Join(dir, "started.*"))
 		return len(m)

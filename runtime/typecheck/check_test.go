@@ -353,16 +353,8 @@ func TestCompilerGetsNoMoreThanItNeeds(t *testing.T) {
 	ws := demoWorkspace(t)
 	seen := filepath.Join(t.TempDir(), "seen")
 	wrapper := filepath.Join(t.TempDir(), "tsc")
-	writeFile(t, wrapper, "#!/bin/sh\n{ env; echo cwd=$(pwd); cat; } > '"+seen+"'\nexec '"+real.Path+"' \"$@\"\n")
-	if err := os.Chmod(wrapper, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	c := wrappedCompiler(t, real, wrapper, "#!/bin/sh\n{ env; echo cwd=$(pwd); cat; } > '"+seen+"'\nexec '"+real.Path+"' \"$@\"\n")
 	t.Setenv("MCPCODE_TEST_SECRET", "s3cret") // in this process's environment, never the compiler's
-	c, err := Find(FindOptions{Configured: wrapper, PATH: "/usr/bin:/bin"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.libDirs = real.libDirs
 	before := tree(t, ws)
 	if res := check(t, c, request(ws, "export default 1;\n")); !res.OK {
 		t.Fatalf("%+v", res)
@@ -488,6 +480,23 @@ func TestCheckBoundsDiagnostics(t *testing.T) {
 	if res.OK || res.Errors != 30 || len(res.Diagnostics) != DefaultMaxDiagnostics {
 		t.Fatalf("%d errors, %d diagnostics; want 30 and %d", res.Errors, len(res.Diagnostics), DefaultMaxDiagnostics)
 	}
+}
+
+// wrappedCompiler is the pinned compiler real behind a shell script of the
+// test's (script, written to exe), found as a configured compiler with
+// only the system's PATH, and reading real's TypeScript libraries.
+func wrappedCompiler(t *testing.T, real *Compiler, exe, script string) *Compiler {
+	t.Helper()
+	writeFile(t, exe, script)
+	if err := os.Chmod(exe, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Find(FindOptions{Configured: exe, PATH: "/usr/bin:/bin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.libDirs = real.libDirs
+	return c
 }
 
 func writeFile(t *testing.T, path, content string) {
